@@ -1,0 +1,81 @@
+// The backend interface. A Backend creates Runtimes; a Runtime owns every buffer for one
+// (model, frame size) and computes intermediate frames for one pair at a time.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "framecast/frame.hpp"
+#include "framecast/model.hpp"
+
+namespace framecast {
+
+enum class Precision { automatic, f32, f16 };
+
+struct RuntimeOptions {
+  Precision precision = Precision::automatic;
+  bool static_guard = false;  // keep locally identical regions (text, logos) untouched
+  bool profile = false;       // collect per-stage times (see Runtime::last_profile)
+};
+
+struct StageTime {
+  std::string stage;
+  double ms = 0.0;
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  int width() const noexcept { return width_; }
+  int height() const noexcept { return height_; }
+
+  // Uploads the pair and runs the work that does not depend on t (for tfact models, the
+  // whole trunk). Frames must have this runtime's size and one depth.
+  virtual void prepare_pair(const Frame& frame0, const Frame& frame1) = 0;
+  // The frame at position t in [0,1] between the prepared pair (0 = frame0), at their depth.
+  virtual Frame mid(float t) = 0;
+  // Many t for the prepared pair; backends batch them into one submission.
+  virtual std::vector<Frame> mids(std::span<const float> ts);
+  // Per-stage times of the last mid when created with RuntimeOptions::profile.
+  virtual std::vector<StageTime> last_profile() const { return {}; }
+  // A short description for logs: backend, device, precision, kernel choices.
+  virtual std::string describe() const = 0;
+
+ protected:
+  Runtime(int width, int height) : width_(width), height_(height) {}
+  // Throws Error(invalid_argument) unless both frames match this runtime and each other.
+  void check_pair(const Frame& frame0, const Frame& frame1) const;
+
+ private:
+  int width_;
+  int height_;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // Throws Error(model) when the backend cannot run this model, Error(device) on device
+  // failures. Any frame size >= 1x1: sizes are padded internally to the network's multiple.
+  virtual std::unique_ptr<Runtime> create_runtime(const Model& model, int width, int height,
+                                                  const RuntimeOptions& options) = 0;
+};
+
+struct BackendRequest {
+  std::string name = "auto";  // auto | cpu | cpu-reference | vulkan
+  int device = -1;            // physical device index for GPU backends; -1 picks the best
+};
+
+struct BackendChoice {
+  std::unique_ptr<Backend> backend;
+  std::string warning;  // non-empty when `auto` fell back (the caller shows it once)
+};
+
+// Creates the requested backend. `auto` prefers the GPU and falls back to the CPU with a
+// warning; an explicit backend that cannot start throws Error(device).
+BackendChoice make_backend(const BackendRequest& request);
+std::vector<std::string> backend_names();
+
+}  // namespace framecast

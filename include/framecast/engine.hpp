@@ -1,0 +1,52 @@
+// The library's front door: load a model once, then interpolate frames of any size. The
+// engine keeps one runtime per frame size, so a caller can mix sizes without paying for
+// buffer setup on every pair.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framecast/backend.hpp"
+#include "framecast/frame.hpp"
+#include "framecast/model.hpp"
+
+namespace framecast {
+
+// Resolves a model argument: a path to a model file, or one of the shipped names
+// ("default", "slim", "tfact2", ...), found beside the executable (../assets/models or
+// ./models) or in the install prefix's share/framecast/models. Throws Error(model) naming
+// the places searched when nothing is found.
+std::filesystem::path resolve_model(const std::string& name_or_path);
+
+class Engine {
+ public:
+  Engine(Model model, const BackendRequest& backend = {}, const RuntimeOptions& options = {});
+
+  const Model& model() const noexcept { return model_; }
+  const std::string& backend_name() const noexcept { return backend_name_; }
+  // Non-empty when `auto` fell back to another backend than the one it prefers.
+  const std::string& backend_warning() const noexcept { return backend_warning_; }
+
+  // The frame at position t in [0,1] between frame0 (t = 0) and frame1 (t = 1).
+  Frame interpolate(const Frame& frame0, const Frame& frame1, float t);
+  // Several t for one pair with the pair-only work done once.
+  std::vector<Frame> interpolate(const Frame& frame0, const Frame& frame1,
+                                 std::span<const float> ts);
+  // The runtime for one frame size (created on first use and kept).
+  Runtime& runtime(int width, int height);
+
+ private:
+  Model model_;
+  RuntimeOptions options_;
+  std::unique_ptr<Backend> backend_;
+  std::string backend_name_;
+  std::string backend_warning_;
+  std::map<std::pair<int, int>, std::unique_ptr<Runtime>> runtimes_;
+};
+
+}  // namespace framecast
