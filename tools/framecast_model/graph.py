@@ -1,0 +1,185 @@
+"""PyTorch reference of Framecast's network: exactly the runtime's graph.
+
+The spec is the seed runtime (shared/seed/rt.js) as pinned down by issue 2, item 3.
+Every step below names the seed shader it mirrors; the C++ CPU backend must match this
+file to 1 LSB (tests/golden, tools/parity_check.py), and the trainer trains this module,
+so a change here changes what the runtime computes.
+
+Conventions: inputs and output are RGB float tensors [N, 3, H, W] in [0, 1]; inside,
+planes are BGR (the seed's order; the first conv's weights depend on it).
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+VARIANTS = ("classic", "tfact", "tfact2")
+FLOW_NORM = 20.0  # the refine head sees flow * (0.25 / FLOW_NORM) (wgslRefinePrep)
+
+
+def pad16(x):
+    """Pad right/bottom by edge replication to the next multiple of 16 (issue 2)."""
+    h, w = x.shape[-2:]
+    return F.pad(x, (0, -w % 16, 0, -h % 16), mode="replicate")
+
+
+def resize(x, h, w):
+    """Bilinear resampling, align_corners=False, taps clamped to the border.
+
+    An explicit size (always an exact power-of-two ratio here, as padded sizes are
+    multiples of 16) makes the source coordinate exactly (dst + 0.5) * in / out - 0.5,
+    the seed's mapping in sampleQ (x1/4), up (x8) and rup (x4); a scale_factor could be
+    recomputed differently across PyTorch versions. PyTorch clamps negative source
+    coordinates to 0 where the seed clamps the taps: the two give the same values.
+    """
+    return F.interpolate(x, size=(h, w), mode="bilinear", align_corners=False)
+
+
+def warp(img, flow):
+    """Backward warp, the seed's warp3: out(x, y) = img(x + fx, y + fy), bilinear with taps
+    clamped to the border. grid_sample(border, align_corners=True) is the same function,
+    and it is differentiable in both arguments. flow: [N, 2, H, W] (dx, dy) in pixels."""
+    _, _, h, w = img.shape
+    ys, xs = torch.meshgrid(torch.arange(h, device=img.device, dtype=torch.float32),
+                            torch.arange(w, device=img.device, dtype=torch.float32),
+                            indexing="ij")
+    # pixel -> [-1, 1] for align_corners=True; padded sizes are >= 16, never 1
+    gx = (xs + flow[:, 0]) * (2.0 / (w - 1)) - 1.0
+    gy = (ys + flow[:, 1]) * (2.0 / (h - 1)) - 1.0
+    return F.grid_sample(img, torch.stack((gx, gy), dim=-1), mode="bilinear",
+                         padding_mode="border", align_corners=True)
+
+
+def refine_input(w0, w1, m, flow):
+    """The refine head's 11 quarter-resolution input channels (wgslRefinePrep): warped0 BGR,
+    warped1 BGR, sigmoid(mask), flow * (0.25 / FLOW_NORM). A x1/4 bilinear resample with
+    align_corners=False samples 4x + 1.5, i.e. the mean of the centre 2x2 of each 4x4 block,
+    which is what the seed averages."""
+    h, w = w0.shape[-2:]
+    return resize(torch.cat((w0, w1, m, flow * (0.25 / FLOW_NORM)), 1), h // 4, w // 4)
+
+
+def smoothstep(e0, e1, x):
+    """WGSL smoothstep."""
+    t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
+def static_region_guard(out, img0, img1):
+    """The seed's GUARD (wgslFlowOutTex), applied after the clamp: where the two frames are
+    locally identical (subtitles, logos), blend back towards their mean.
+    d = 3x3 mean (neighbours clamped to the image) of the per-pixel max over channels of
+    |img0 - img1|; w = 1 - smoothstep(0.03, 0.09, d); where w > 0.001: mix(out, mean, w).
+    Computed on the padded frames like the runtime; since the padding replicates the edge,
+    that equals clamping at the original border."""
+    d = (img0 - img1).abs().amax(dim=1, keepdim=True)
+    d = F.avg_pool2d(F.pad(d, (1, 1, 1, 1), mode="replicate"), 3, stride=1)
+    w = 1.0 - smoothstep(0.03, 0.09, d)
+    mixed = out * (1.0 - w) + (img0 + img1) * 0.5 * w
+    return torch.where(w > 0.001, mixed, out)
+
+
+def conv_prelu(ci, co, stride):
+    """conv3x3 (zero padding) + per-channel PReLU; state_dict keys '0.*' and '1.weight'."""
+    return nn.Sequential(nn.Conv2d(ci, co, 3, stride, 1), nn.PReLU(co))
+
+
+class Block(nn.Module):
+    """block0 of the seed: the tensor names block0.conv0.*, block0.convblock.*,
+    block0.lastconv.* come from this structure."""
+
+    def __init__(self, ci, c1, c2):
+        super().__init__()
+        self.conv0 = nn.Sequential(conv_prelu(ci, c1, 2), conv_prelu(c1, c2, 2))
+        self.convblock = nn.Sequential(*[conv_prelu(c2, c2, 1) for _ in range(8)])
+        self.lastconv = nn.ConvTranspose2d(c2, 5, 4, 2, 1)  # weight [c2, 5, 4, 4]
+
+
+class RefineHead(nn.Module):
+    """tfact2's quarter-resolution occlusion repair (wgslRefinePrep, wgslConv, wgslRefineOut)."""
+
+    def __init__(self, r):
+        super().__init__()
+        self.c0, self.a0 = nn.Conv2d(11, r, 3, 1, 1), nn.PReLU(r)
+        self.c1, self.a1 = nn.Conv2d(r, r, 3, 1, 1), nn.PReLU(r)
+        self.c2, self.a2 = nn.Conv2d(r, r, 3, 1, 1), nn.PReLU(r)
+        self.c3 = nn.Conv2d(r, 3, 3, 1, 0)  # edge-replicate padding, applied in forward
+
+    def forward(self, w0, w1, m, flow):
+        """Full-resolution BGR residual in (-1, 1), added to the blend before the clamp."""
+        h, w = w0.shape[-2:]
+        x = self.a0(self.c0(refine_input(w0, w1, m, flow)))
+        x = self.a2(self.c2(self.a1(self.c1(x))))
+        x = self.c3(F.pad(x, (1, 1, 1, 1), mode="replicate"))
+        return resize(2.0 * torch.sigmoid(x.float()) - 1.0, h, w)
+
+
+class FramecastNet(nn.Module):
+    """Framecast's 1-block flow network. state_dict keys are the model-file tensor names."""
+
+    def __init__(self, variant: str, c1: int, c2: int, film_hidden: int = 64,
+                 refine_width: int = 32):
+        super().__init__()
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown variant {variant!r}, expected one of {VARIANTS}")
+        self.variant = variant
+        self.block0 = Block(7 if variant == "classic" else 6, c1, c2)
+        if variant != "classic":  # t enters through FiLM after convblock 5
+            self.film = nn.Sequential(nn.Linear(1, film_hidden), nn.ReLU(),
+                                      nn.Linear(film_hidden, 2 * c2))
+        if variant == "tfact2":
+            self.refine = RefineHead(refine_width)
+
+    def config(self):
+        """Variant and widths (0 for a part the variant lacks), as stored in model metadata."""
+        return {
+            "variant": self.variant,
+            "c1": self.block0.conv0[0][0].out_channels,
+            "c2": self.block0.conv0[1][0].out_channels,
+            "film_hidden": self.film[0].out_features if hasattr(self, "film") else 0,
+            "refine_width": self.refine.c0.out_channels if hasattr(self, "refine") else 0,
+        }
+
+    def _run(self, img0, img1, t):
+        n, _, h, w = img0.shape
+        t = torch.as_tensor(t, dtype=torch.float32, device=img0.device).reshape(-1).expand(n)
+        x0, x1 = pad16(img0.flip(1)), pad16(img1.flip(1))  # RGB -> BGR planes
+        H, W = x0.shape[-2:]
+        xq = resize(torch.cat((x0, x1), 1), H // 4, W // 4)
+        if self.variant == "classic":
+            # the seed writes t after resampling (wgslPrepQuarter), so the plane is exactly t
+            xq = torch.cat((xq, t.reshape(n, 1, 1, 1).expand(n, 1, H // 4, W // 4)), 1)
+        b = self.block0
+        feat0 = b.conv0(xq)
+        f = b.convblock[:6](feat0)
+        if self.variant != "classic":
+            p = self.film(t.reshape(n, 1))  # the seed's filmParams: [scale | shift]
+            c2 = f.shape[1]
+            f = f * (1.0 + p[:, :c2, None, None]) + p[:, c2:, None, None]
+        f = b.convblock[6:](f) + feat0  # residual added after the eighth conv+PReLU
+        # flow, mask and everything after stay float32 (also under autocast): the flow is
+        # in pixels and the warp is sensitive to it
+        up = resize(b.lastconv(f).float(), H, W)
+        flow, mask = up[:, :4] * 8.0, up[:, 4:5]
+        w0, w1 = warp(x0, flow[:, 0:2]), warp(x1, flow[:, 2:4])
+        m = torch.sigmoid(mask)
+        out = w0 * m + w1 * (1.0 - m)
+        if self.variant == "tfact2":
+            out = out + self.refine(w0, w1, m, flow)
+        return out.clamp(0.0, 1.0), flow, mask, x0, x1
+
+    def forward(self, img0, img1, t=0.5, static_guard=False):
+        """Interpolated frame at t (0 = img0, 1 = img1): RGB [N, 3, H, W] in [0, 1].
+        t: a float or a tensor [N] (one t per sample)."""
+        h, w = img0.shape[-2:]
+        out, _, _, x0, x1 = self._run(img0, img1, t)
+        if static_guard:
+            out = static_region_guard(out, x0, x1)
+        return out[..., :h, :w].flip(1)
+
+    def forward_train(self, img0, img1, t):
+        """For losses: pred (= forward without guard), flow [N, 4, H, W] in pixels
+        ((dx, dy) for img0, then for img1) and the mask logits [N, 1, H, W]."""
+        h, w = img0.shape[-2:]
+        out, flow, mask, _, _ = self._run(img0, img1, t)
+        return {"pred": out[..., :h, :w].flip(1), "flow": flow[..., :h, :w],
+                "mask": mask[..., :h, :w]}

@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""Write the golden cases of the CPU backend's tests into tests/golden/<case>/.
+
+Each case: a random-weight model (model.json + model.bin, or model.safetensors in F16 or
+BF16 so the C++ safetensors reader is covered), frame0.png and frame1.png (8-bit RGB),
+case.json = {"variant", "t": [...], "static_guard", "outputs": ["out_1.png", ...], "model"}
+and the outputs computed by tools/framecast_model (the reference of the runtime's graph)
+from the model as written (so F16/BF16 rounding is in the expectation), one forward per t,
+quantized by floor(clamp(v, 0, 1) * 255 + 0.5) (round half up, not half to even).
+The C++ tests allow 1 LSB. Deterministic: fixed seeds, one thread; rerunning rewrites
+identical files.
+
+Usage: /usr/bin/python3 tools/make_golden.py [--out tests/golden]
+"""
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from framecast_model import load_model, save_model, save_safetensors  # noqa: E402
+from framecast_model.testdata import (flow_stats, make_frames, random_net, to_tensor,  # noqa: E402
+                                      to_u8, write_png)
+
+# name: variant, c1, c2, film_hidden, refine_width, (W, H), ts, static_guard, model format.
+# Small and unusual widths (C1 not a multiple of 4), sizes that are and are not multiples
+# of 16, t at both ends and inside, the guard on scenes with a static block.
+CASES = [
+    ("classic_32x32", "classic", 8, 12, 0, 0, (32, 32), [0.5], False, "json"),
+    ("classic_50x38_guard", "classic", 6, 16, 0, 0, (50, 38), [0.25, 0.8], True, "json"),
+    ("classic_37x21_f16", "classic", 12, 20, 0, 0, (37, 21), [0.0, 1.0], False, "F16"),
+    ("tfact_48x32", "tfact", 12, 20, 5, 0, (48, 32), [0.0, 0.5, 1.0], False, "json"),
+    ("tfact_37x21", "tfact", 6, 12, 16, 0, (37, 21), [0.25, 0.8], False, "json"),
+    ("tfact2_64x48_guard", "tfact2", 8, 16, 16, 8, (64, 48), [0.25, 0.5, 0.8], True, "json"),
+    ("tfact2_50x38_bf16", "tfact2", 12, 20, 5, 12, (50, 38), [0.0, 0.5, 1.0], False, "BF16"),
+    ("tfact2_37x21", "tfact2", 6, 12, 5, 8, (37, 21), [0.8, 0.25], False, "json"),
+]
+
+
+def write_case(root, seed, name, variant, c1, c2, fh, rw, size, ts, guard, fmt):
+    d = root / name
+    d.mkdir(parents=True)
+    f0, f1 = make_frames(*size, seed=1000 + seed, static=guard)
+    write_png(d / "frame0.png", f0)
+    write_png(d / "frame1.png", f1)
+    img0, img1 = to_tensor(f0), to_tensor(f1)
+    net = random_net(variant, c1, c2, fh, rw, seed, img0, img1, ts)
+    meta = {"name": f"golden/{name}", "note": "random weights, for tests only"}
+    if fmt == "json":
+        save_model(net, d / "model", meta)
+        model = "model.json"
+    else:
+        save_safetensors(net, d / "model.safetensors", meta, dtype=fmt)
+        model = "model.safetensors"
+    net = load_model(d / model)  # the expectation comes from the weights as stored
+    outputs = []
+    with torch.no_grad():
+        for i, t in enumerate(ts, 1):
+            write_png(d / f"out_{i}.png", to_u8(net(img0, img1, t, static_guard=guard)[0]))
+            outputs.append(f"out_{i}.png")
+    case = {"variant": variant, "t": ts, "static_guard": guard, "outputs": outputs,
+            "model": model}
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    s = flow_stats(net, img0, img1, ts)
+    print(f"{name:22s} {variant:7s} c1={c1:<2d} c2={c2:<2d} film={fh:<2d} refine={rw:<2d} "
+          f"{size[0]}x{size[1]} t={ts} guard={guard} {fmt}: |flow| mean {s['flow_mean']:.2f} "
+          f"max {s['flow_max']:.2f} px, sigmoid(mask) {s['mask_min']:.2f}..{s['mask_max']:.2f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path,
+                    default=Path(__file__).resolve().parent.parent / "tests" / "golden")
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for old in args.out.iterdir():  # stale cases; files beside them (README) stay
+        if old.is_dir():
+            shutil.rmtree(old)
+    for seed, case in enumerate(CASES):
+        write_case(args.out, seed, *case)
+
+
+if __name__ == "__main__":
+    main()
