@@ -1,0 +1,37 @@
+// The convolutional part of the graph (encoder convs, trunk, FiLM, deconv, refine convs)
+// behind one seam, so that the reference loops and oneDNN run the same schedule. An
+// implementation keeps its activations in whatever layout suits it; only the inputs and
+// outputs of these calls are plain planes.
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "backends/cpu/planes.hpp"
+#include "framecast/model.hpp"
+
+namespace framecast::cpu {
+
+class ConvNet {
+ public:
+  virtual ~ConvNet() = default;
+  // conv0a + PReLU, conv0b + PReLU on the quarter-resolution input; the result is both the
+  // current activation and the trunk residual feat0.
+  virtual void encode(const Planes& xq) = 0;
+  // Convblocks [first, last) on the current activation; after the eighth, adds feat0.
+  virtual void convblocks(int first, int last) = 0;
+  // Keep / bring back the current activation (the t-free trunk of tfact models).
+  virtual void save_trunk() = 0;
+  virtual void restore_trunk() = 0;
+  virtual void film(std::span<const float> scale_shift) = 0;
+  // lastconv into plain planes [5, H/8, W/8].
+  virtual void decode(Planes& tmp8) = 0;
+  // refine c0..c2, each + PReLU, on [11, H/4, W/4]; plain output [R, H/4, W/4].
+  virtual void refine(const Planes& rin, Planes& features) = 0;
+};
+
+// width and height are the padded network size (multiples of 16).
+std::unique_ptr<ConvNet> make_reference_net(const Model& model, int width, int height);
+std::unique_ptr<ConvNet> make_dnnl_net(const Model& model, int width, int height);
+
+}  // namespace framecast::cpu

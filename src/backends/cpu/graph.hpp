@@ -1,0 +1,41 @@
+// The CPU runtime: the seed's schedule (prep, encoder, trunk, FiLM, decoder, refine,
+// flow-out) over a ConvNet, with the pair-only work done once per pair.
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "backends/cpu/conv_net.hpp"
+#include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/planes.hpp"
+#include "framecast/backend.hpp"
+
+namespace framecast::cpu {
+
+class CpuRuntime final : public Runtime {
+ public:
+  CpuRuntime(const Model& model, int width, int height, const RuntimeOptions& options,
+             CpuPath path);
+
+  void prepare_pair(const Frame& frame0, const Frame& frame1) override;
+  Frame mid(float t) override;
+  std::vector<StageTime> last_profile() const override { return profile_; }
+  std::string describe() const override;
+
+ private:
+  // Times one stage into the profile when profiling.
+  template <typename F>
+  void stage(const char* name, F&& work);
+
+  const Model& model_;
+  RuntimeOptions options_;
+  CpuPath path_;
+  int padded_width_, padded_height_;
+  std::unique_ptr<ConvNet> net_;
+  Planes imgs_, xq_, tmp8_, rin_, refine_features_, residual_;
+  SampleDepth depth_ = SampleDepth::u8;
+  bool prepared_ = false;
+  std::vector<StageTime> profile_;
+};
+
+}  // namespace framecast::cpu

@@ -1,0 +1,275 @@
+#include "backends/cpu/ops_reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace framecast::cpu {
+namespace {
+
+// WGSL's mix(): the seed's interpolation formula, kept literally.
+inline float mix(float a, float b, float f) { return a * (1.0f - f) + b * f; }
+
+inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+inline float smoothstep(float e0, float e1, float x) {
+  const float t = std::clamp((x - e0) / (e1 - e0), 0.0f, 1.0f);
+  return t * t * (3.0f - 2.0f * t);
+}
+
+// Bilinear read of one plane at (sx, sy) with taps clamped to the plane's border: the
+// seed's up(), sampleQ() and warp3() alike.
+inline float bilinear(const float* plane, int width, int height, float sx, float sy) {
+  const float fx0 = std::floor(sx), fy0 = std::floor(sy);
+  const int x0 = int(fx0), y0 = int(fy0);
+  const float fx = sx - fx0, fy = sy - fy0;
+  const int xa = std::clamp(x0, 0, width - 1), xb = std::clamp(x0 + 1, 0, width - 1);
+  const int ya = std::clamp(y0, 0, height - 1), yb = std::clamp(y0 + 1, 0, height - 1);
+  const float* ra = plane + std::size_t(ya) * width;
+  const float* rb = plane + std::size_t(yb) * width;
+  return mix(mix(ra[xa], ra[xb], fx), mix(rb[xa], rb[xb], fx), fy);
+}
+
+// The flow field of the padded grid at full-resolution pixel (x, y): x8 upsample of the
+// [5, H/8, W/8] deconv output, flows scaled by 8, mask through the sigmoid.
+struct FlowSample {
+  float fx0, fy0, fx1, fy1, mask;
+};
+
+inline FlowSample sample_flow(const Planes& tmp8, int x, int y) {
+  const float sx = (float(x) + 0.5f) / 8.0f - 0.5f;
+  const float sy = (float(y) + 0.5f) / 8.0f - 0.5f;
+  auto up = [&](int c) { return bilinear(tmp8.plane(c), tmp8.width, tmp8.height, sx, sy); };
+  return {up(0) * 8.0f, up(1) * 8.0f, up(2) * 8.0f, up(3) * 8.0f, sigmoid(up(4))};
+}
+
+// Backward warp of the three planes starting at `base` (0: frame0, 3: frame1).
+inline void warp3(const Planes& imgs, int base, float sx, float sy, float out[3]) {
+  for (int c = 0; c < 3; ++c)
+    out[c] = bilinear(imgs.plane(base + c), imgs.width, imgs.height, sx, sy);
+}
+
+}  // namespace
+
+void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs) {
+  const int w = frame0.width(), h = frame0.height();
+  imgs = Planes(6, h, w);
+  const float scale = 1.0f / float(frame0.max_value());
+  const Frame* frames[2] = {&frame0, &frame1};
+#pragma omp parallel for
+  for (int y = 0; y < h; ++y) {
+    for (int f = 0; f < 2; ++f) {
+      for (int x = 0; x < w; ++x) {
+        const std::size_t i = (std::size_t(y) * w + x) * 3;
+        for (int c = 0; c < 3; ++c)  // RGB samples -> BGR planes
+          imgs.at(f * 3 + 2 - c, y, x) = float(frames[f]->sample(i + c)) * scale;
+      }
+    }
+  }
+}
+
+void prep_quarter(const Planes& imgs, int padded_width, int padded_height, int channels, float t,
+                  Planes& xq) {
+  const int qw = padded_width / 4, qh = padded_height / 4;
+  xq = Planes(channels, qh, qw);
+#pragma omp parallel for
+  for (int y = 0; y < qh; ++y) {
+    const float sy = (float(y) + 0.5f) * 4.0f - 0.5f;
+    for (int x = 0; x < qw; ++x) {
+      const float sx = (float(x) + 0.5f) * 4.0f - 0.5f;
+      for (int c = 0; c < 6; ++c)
+        xq.at(c, y, x) = bilinear(imgs.plane(c), imgs.width, imgs.height, sx, sy);
+      if (channels == 7) xq.at(6, y, x) = t;
+    }
+  }
+}
+
+void conv3x3(const Planes& src, const float* weight, const float* bias, const float* prelu,
+             int stride, Padding padding, Planes& dst) {
+  const int ci_n = src.channels, ih = src.height, iw = src.width;
+  const int oh = dst.height, ow = dst.width;
+#pragma omp parallel for
+  for (int co = 0; co < dst.channels; ++co) {
+    float* out = dst.plane(co);
+    std::fill(out, out + dst.plane_size(), bias[co]);
+    for (int ci = 0; ci < ci_n; ++ci) {
+      const float* in = src.plane(ci);
+      const float* w = weight + (std::size_t(co) * ci_n + ci) * 9;
+      for (int y = 0; y < oh; ++y) {
+        float* orow = out + std::size_t(y) * ow;
+        for (int ky = 0; ky < 3; ++ky) {
+          int iy = y * stride + ky - 1;
+          if (iy < 0 || iy >= ih) {
+            if (padding == Padding::zero) continue;
+            iy = std::clamp(iy, 0, ih - 1);
+          }
+          const float* irow = in + std::size_t(iy) * iw;
+          for (int kx = 0; kx < 3; ++kx) {
+            const float wv = w[ky * 3 + kx];
+            for (int x = 0; x < ow; ++x) {
+              int ix = x * stride + kx - 1;
+              if (ix < 0 || ix >= iw) {
+                if (padding == Padding::zero) continue;
+                ix = std::clamp(ix, 0, iw - 1);
+              }
+              orow[x] += irow[ix] * wv;
+            }
+          }
+        }
+      }
+    }
+    if (prelu) {
+      const float a = prelu[co];
+      for (std::size_t i = 0; i < dst.plane_size(); ++i)
+        if (out[i] < 0.0f) out[i] *= a;
+    }
+  }
+}
+
+void deconv4x4s2(const Planes& src, const float* weight, const float* bias, Planes& dst) {
+  const int ci_n = src.channels, ih = src.height, iw = src.width, co_n = dst.channels;
+#pragma omp parallel for
+  for (int co = 0; co < co_n; ++co) {
+    for (int y = 0; y < dst.height; ++y) {
+      for (int x = 0; x < dst.width; ++x) {
+        float acc = bias[co];
+        for (int ky = 0; ky < 4; ++ky) {
+          const int ty = y + 1 - ky;
+          if (ty < 0 || (ty & 1) || ty / 2 >= ih) continue;
+          for (int kx = 0; kx < 4; ++kx) {
+            const int tx = x + 1 - kx;
+            if (tx < 0 || (tx & 1) || tx / 2 >= iw) continue;
+            for (int ci = 0; ci < ci_n; ++ci)
+              acc += src.at(ci, ty / 2, tx / 2) *
+                     weight[(std::size_t(ci) * co_n + co) * 16 + ky * 4 + kx];
+          }
+        }
+        dst.at(co, y, x) = acc;
+      }
+    }
+  }
+}
+
+std::vector<float> film_params(const Model& model, float t) {
+  const auto& w0 = model.tensor("film.0.weight").values;
+  const auto& b0 = model.tensor("film.0.bias").values;
+  const auto& w2 = model.tensor("film.2.weight").values;
+  const auto& b2 = model.tensor("film.2.bias").values;
+  const std::size_t hidden = b0.size();
+  std::vector<float> h(hidden), out(b2.size());
+  for (std::size_t j = 0; j < hidden; ++j) h[j] = std::max(0.0f, w0[j] * t + b0[j]);
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    float s = b2[k];
+    for (std::size_t j = 0; j < hidden; ++j) s += w2[k * hidden + j] * h[j];
+    out[k] = s;
+  }
+  return out;
+}
+
+void apply_film(Planes& x, std::span<const float> scale_shift) {
+#pragma omp parallel for
+  for (int c = 0; c < x.channels; ++c) {
+    const float scale = 1.0f + scale_shift[c], shift = scale_shift[x.channels + c];
+    float* p = x.plane(c);
+    for (std::size_t i = 0; i < x.plane_size(); ++i) p[i] = p[i] * scale + shift;
+  }
+}
+
+void add_in_place(Planes& dst, const Planes& src) {
+  const std::size_t n = dst.values.size();
+#pragma omp parallel for
+  for (std::size_t i = 0; i < n; ++i) dst.values[i] += src.values[i];
+}
+
+void refine_prep(const Planes& tmp8, const Planes& imgs, Planes& rin) {
+  const int qw = tmp8.width * 2, qh = tmp8.height * 2;
+  rin = Planes(11, qh, qw);
+  constexpr float kFlowNorm = 0.25f * (0.25f / 20.0f);  // mean of 4 * (0.25 / FLOW_NORM)
+#pragma omp parallel for
+  for (int hy = 0; hy < qh; ++hy) {
+    for (int hx = 0; hx < qw; ++hx) {
+      float w0[3] = {0, 0, 0}, w1[3] = {0, 0, 0}, flow[4] = {0, 0, 0, 0}, mask = 0.0f;
+      for (int sy = 1; sy <= 2; ++sy) {  // the centre 2x2 of the 4x4 block
+        for (int sx = 1; sx <= 2; ++sx) {
+          const int X = hx * 4 + sx, Y = hy * 4 + sy;
+          const FlowSample f = sample_flow(tmp8, X, Y);
+          float a[3], b[3];
+          warp3(imgs, 0, float(X) + f.fx0, float(Y) + f.fy0, a);
+          warp3(imgs, 3, float(X) + f.fx1, float(Y) + f.fy1, b);
+          for (int c = 0; c < 3; ++c) {
+            w0[c] += a[c];
+            w1[c] += b[c];
+          }
+          mask += f.mask;
+          flow[0] += f.fx0;
+          flow[1] += f.fy0;
+          flow[2] += f.fx1;
+          flow[3] += f.fy1;
+        }
+      }
+      for (int c = 0; c < 3; ++c) {
+        rin.at(c, hy, hx) = w0[c] * 0.25f;
+        rin.at(3 + c, hy, hx) = w1[c] * 0.25f;
+      }
+      rin.at(6, hy, hx) = mask * 0.25f;
+      for (int c = 0; c < 4; ++c) rin.at(7 + c, hy, hx) = flow[c] * kFlowNorm;
+    }
+  }
+}
+
+void refine_out(const Planes& src, const Model& model, Planes& residual) {
+  residual = Planes(3, src.height, src.width);
+  conv3x3(src, model.tensor("refine.c3.weight").values.data(),
+          model.tensor("refine.c3.bias").values.data(), nullptr, 1, Padding::replicate, residual);
+  for (auto& v : residual.values) v = 2.0f * sigmoid(v) - 1.0f;
+}
+
+void flow_out(const Planes& tmp8, const Planes& imgs, const Planes* refine_residual,
+              bool static_guard, Frame& out) {
+  const int w = imgs.width, h = imgs.height;
+  const float max_value = float(out.max_value());
+  const bool deep = out.depth() == SampleDepth::u16;
+#pragma omp parallel for
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const FlowSample f = sample_flow(tmp8, x, y);
+      float a[3], b[3], bgr[3];
+      warp3(imgs, 0, float(x) + f.fx0, float(y) + f.fy0, a);
+      warp3(imgs, 3, float(x) + f.fx1, float(y) + f.fy1, b);
+      for (int c = 0; c < 3; ++c) bgr[c] = a[c] * f.mask + b[c] * (1.0f - f.mask);
+      if (refine_residual) {
+        const float rx = (float(x) + 0.5f) / 4.0f - 0.5f, ry = (float(y) + 0.5f) / 4.0f - 0.5f;
+        for (int c = 0; c < 3; ++c)
+          bgr[c] += bilinear(refine_residual->plane(c), refine_residual->width,
+                             refine_residual->height, rx, ry);
+      }
+      for (float& v : bgr) v = std::clamp(v, 0.0f, 1.0f);
+      if (static_guard) {
+        float d = 0.0f;
+        for (int dy = -1; dy <= 1; ++dy) {
+          for (int dx = -1; dx <= 1; ++dx) {
+            const int xx = std::clamp(x + dx, 0, w - 1), yy = std::clamp(y + dy, 0, h - 1);
+            d += std::max({std::abs(imgs.at(0, yy, xx) - imgs.at(3, yy, xx)),
+                           std::abs(imgs.at(1, yy, xx) - imgs.at(4, yy, xx)),
+                           std::abs(imgs.at(2, yy, xx) - imgs.at(5, yy, xx))});
+          }
+        }
+        d *= 1.0f / 9.0f;
+        const float w_static = 1.0f - smoothstep(0.03f, 0.09f, d);
+        if (w_static > 0.001f)
+          for (int c = 0; c < 3; ++c)
+            bgr[c] = mix(bgr[c], (imgs.at(c, y, x) + imgs.at(3 + c, y, x)) * 0.5f, w_static);
+      }
+      const std::size_t i = (std::size_t(y) * w + x) * 3;
+      for (int c = 0; c < 3; ++c) {  // BGR -> RGB, round to nearest
+        const float v = std::floor(bgr[2 - c] * max_value + 0.5f);
+        if (deep) {
+          out.rgb16()[i + c] = static_cast<std::uint16_t>(v);
+        } else {
+          out.rgb8()[i + c] = static_cast<std::uint8_t>(v);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace framecast::cpu

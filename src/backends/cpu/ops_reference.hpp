@@ -1,0 +1,54 @@
+// The graph's layers with the seed's exact semantics, as plain loops over planar f32. They
+// are the oracle of every other path; the fast CPU path reuses the cheap ones directly.
+//
+// Frames keep their real size w x h; the network runs on the padded size W x H (multiples
+// of 16). Reading a frame with coordinates clamped to its real border is exactly reading
+// the edge-replicated padded frame, so no padded copy of the frames is ever made.
+#pragma once
+
+#include <span>
+
+#include "backends/cpu/planes.hpp"
+#include "framecast/frame.hpp"
+#include "framecast/model.hpp"
+
+namespace framecast::cpu {
+
+enum class Padding { zero, replicate };
+
+// Six planes b0 g0 r0 b1 g1 r1 in [0,1] at the frames' real size.
+void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs);
+
+// Quarter-resolution input [6 or 7, H/4, W/4] of the padded W x H grid: bilinear,
+// align_corners=false; the 7th channel (classic models) is the constant t.
+void prep_quarter(const Planes& imgs, int padded_width, int padded_height, int channels, float t,
+                  Planes& xq);
+
+// conv3x3 with padding 1 (zeros or replicated edges), stride 1 or 2, bias, and PReLU when
+// `prelu` is non-null. dst must be sized by the caller: out = (in - 1) / stride + 1.
+void conv3x3(const Planes& src, const float* weight, const float* bias, const float* prelu,
+             int stride, Padding padding, Planes& dst);
+
+// ConvTranspose2d 4x4, stride 2, padding 1; weight layout [in, out, 4, 4].
+void deconv4x4s2(const Planes& src, const float* weight, const float* bias, Planes& dst);
+
+// FiLM MLP of tfact models: 2*C2 values, scales then shifts.
+std::vector<float> film_params(const Model& model, float t);
+// x = x * (1 + scale[c]) + shift[c].
+void apply_film(Planes& x, std::span<const float> scale_shift);
+
+void add_in_place(Planes& dst, const Planes& src);
+
+// Refine head input [11, H/4, W/4]: warped frames, sigmoid(mask) and flow*(0.25/20), each
+// averaged over the centre 2x2 of every 4x4 block.
+void refine_prep(const Planes& tmp8, const Planes& imgs, Planes& rin);
+// Final refine conv (replicated edges) and the residual 2*sigmoid(x)-1, [3, H/4, W/4].
+void refine_out(const Planes& src, const Model& model, Planes& residual);
+
+// Upsample the [5, H/8, W/8] flow and mask x8, warp both frames, blend, add the refine
+// residual (if any), clamp, apply the static guard (if asked) and round into `out`, a frame
+// of the real size at the frames' depth.
+void flow_out(const Planes& tmp8, const Planes& imgs, const Planes* refine_residual,
+              bool static_guard, Frame& out);
+
+}  // namespace framecast::cpu

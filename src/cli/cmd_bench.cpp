@@ -1,0 +1,111 @@
+// framecast bench: mids per second of a backend at given sizes. Median of timed runs after
+// warm-up; with --profile, the per-stage times of the last run.
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "framecast/error.hpp"
+#include "io/test_pattern.hpp"
+
+namespace framecast::cli {
+namespace {
+
+struct BenchOptions {
+  EngineOptions engine;
+  std::vector<std::string> sizes = {"1280x720"};
+  int mids = 1;
+  int warmup = 2;
+  int runs = 5;
+  bool profile = false;
+  bool json = false;
+};
+
+struct BenchResult {
+  int width = 0, height = 0;
+  double ms_per_pair = 0.0;
+  std::vector<StageTime> stages;
+  std::string runtime;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+BenchResult bench_size(Engine& engine, int width, int height, const BenchOptions& options) {
+  const Frame frame0 = io::test_pattern(width, height, 0.0f);
+  const Frame frame1 = io::test_pattern(width, height, 6.0f);
+  std::vector<float> ts;
+  for (int i = 1; i <= options.mids; ++i) ts.push_back(float(i) / float(options.mids + 1));
+  Runtime& runtime = engine.runtime(width, height);
+  std::vector<double> times;
+  for (int i = 0; i < options.warmup + options.runs; ++i) {
+    throw_if_interrupted();
+    const auto start = std::chrono::steady_clock::now();
+    runtime.prepare_pair(frame0, frame1);
+    runtime.mids(ts);
+    const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+    if (i >= options.warmup) times.push_back(ms.count());
+  }
+  return {width, height, median(times), runtime.last_profile(), runtime.describe()};
+}
+
+void run_bench(const BenchOptions& options) {
+  if (options.mids < 1 || options.runs < 1 || options.warmup < 0)
+    throw Error(ErrorKind::invalid_argument, "--mids and --runs must be at least 1");
+  RuntimeOptions runtime = runtime_options(options.engine);
+  runtime.profile = options.profile;
+  // Without --model: random weights of the 240-channel classic student's shape.
+  Model model = options.engine.model.empty() ? Model::random_classic(120, 240)
+                                             : load_model(options.engine.model);
+  Engine engine(std::move(model), {options.engine.backend, options.engine.device}, runtime);
+  if (!engine.backend_warning().empty()) warn(engine.backend_warning());
+
+  nlohmann::json report = nlohmann::json::array();
+  for (const auto& size : options.sizes) {
+    const auto [w, h] = parse_size(size);
+    const BenchResult r = bench_size(engine, w, h, options);
+    const double ms_per_mid = r.ms_per_pair / options.mids;
+    if (options.json) {
+      nlohmann::json entry = {{"size", size},
+                              {"runtime", r.runtime},
+                              {"model", engine.model().source()},
+                              {"mids_per_pair", options.mids},
+                              {"ms_per_pair", r.ms_per_pair},
+                              {"ms_per_mid", ms_per_mid},
+                              {"mids_per_s", 1000.0 / ms_per_mid}};
+      for (const auto& s : r.stages) entry["stages_ms"][s.stage] = s.ms;
+      report.push_back(entry);
+      continue;
+    }
+    std::cout << std::fixed << std::setprecision(3) << size << "  " << r.runtime << "  "
+              << options.mids << " mid(s)/pair: " << r.ms_per_pair << " ms/pair, " << ms_per_mid
+              << " ms/mid, " << std::setprecision(2) << 1000.0 / ms_per_mid << " mids/s\n";
+    for (const auto& s : r.stages)
+      std::cout << "    " << std::left << std::setw(14) << s.stage << std::right
+                << std::setprecision(3) << s.ms << " ms\n";
+  }
+  if (options.json) std::cout << report.dump(2) << "\n";
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto options = std::make_shared<BenchOptions>();
+  options->engine.model.clear();
+  auto* cmd = app.add_subcommand("bench", "measure mids per second (median after warm-up)");
+  add_engine_options(*cmd, options->engine, false);
+  cmd->add_option("--size", options->sizes, "frame size(s) WxH")->capture_default_str();
+  cmd->add_option("--mids", options->mids, "mids per pair")->capture_default_str();
+  cmd->add_option("--warmup", options->warmup, "untimed runs first")->capture_default_str();
+  cmd->add_option("--runs", options->runs, "timed runs (median reported)")->capture_default_str();
+  cmd->add_flag("--profile", options->profile, "per-stage times of the last run");
+  cmd->add_flag("--json", options->json, "machine-readable output");
+  cmd->callback([options] { run_bench(*options); });
+}
+
+}  // namespace framecast::cli

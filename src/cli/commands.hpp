@@ -1,0 +1,12 @@
+// Each subcommand registers itself on the application; its callback runs when parsed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace framecast::cli {
+
+void add_pair_command(CLI::App& app);
+void add_info_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+
+}  // namespace framecast::cli

@@ -1,0 +1,70 @@
+#include "cli/common.hpp"
+
+#include <iostream>
+
+#include "framecast/error.hpp"
+
+namespace framecast::cli {
+
+std::atomic<bool> interrupted{false};
+
+void throw_if_interrupted() {
+  if (interrupted) throw Error(ErrorKind::cancelled, "interrupted");
+}
+
+void warn(const std::string& message) { std::cerr << "framecast: warning: " << message << "\n"; }
+
+void add_engine_options(CLI::App& command, EngineOptions& options, bool with_guard) {
+  command.add_option("--model", options.model,
+                     "model file (.safetensors or .json with .bin) or a shipped name")
+      ->capture_default_str();
+  command.add_option("--backend", options.backend, "auto, cpu, cpu-reference or vulkan")
+      ->capture_default_str();
+  command.add_option("--device", options.device, "GPU index (see `framecast info`); -1 picks one")
+      ->capture_default_str();
+  command.add_option("--precision", options.precision, "auto, f32 or f16")->capture_default_str();
+  if (with_guard)
+    command.add_flag("--static-guard", options.static_guard,
+                     "keep regions that are identical in both frames (text, logos) untouched");
+}
+
+Precision parse_precision(const std::string& text) {
+  if (text == "auto") return Precision::automatic;
+  if (text == "f32") return Precision::f32;
+  if (text == "f16") return Precision::f16;
+  throw Error(ErrorKind::invalid_argument, "unknown precision '" + text + "' (auto, f32, f16)");
+}
+
+RuntimeOptions runtime_options(const EngineOptions& options) {
+  RuntimeOptions r;
+  r.precision = parse_precision(options.precision);
+  r.static_guard = options.static_guard;
+  return r;
+}
+
+Model load_model(const std::string& name_or_path) {
+  return Model::load(resolve_model(name_or_path));
+}
+
+Engine make_engine(const EngineOptions& options) {
+  const auto runtime = runtime_options(options);  // validates before the model is read
+  Engine engine(load_model(options.model), {options.backend, options.device}, runtime);
+  if (!engine.backend_warning().empty()) warn(engine.backend_warning());
+  return engine;
+}
+
+std::pair<int, int> parse_size(const std::string& text) {
+  const auto x = text.find('x');
+  try {
+    std::size_t used_w = 0, used_h = 0;
+    const int w = std::stoi(text.substr(0, x), &used_w);
+    const int h = std::stoi(text.substr(x + 1), &used_h);
+    if (x != std::string::npos && used_w == x && used_h == text.size() - x - 1 && w > 0 && h > 0 &&
+        w <= 16384 && h <= 16384)
+      return {w, h};
+  } catch (const std::logic_error&) {
+  }
+  throw Error(ErrorKind::invalid_argument, "invalid size '" + text + "' (expected WxH, e.g. 1920x1080)");
+}
+
+}  // namespace framecast::cli

@@ -1,0 +1,40 @@
+// What the subcommands share: engine options, model resolution, and turning the library's
+// errors into one line on stderr and an exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <string>
+
+#include "framecast/engine.hpp"
+
+namespace framecast::cli {
+
+struct EngineOptions {
+  std::string model = "default";
+  std::string backend = "auto";
+  int device = -1;
+  std::string precision = "auto";
+  bool static_guard = false;
+};
+
+// --model, --backend, --device, --precision (and --static-guard when `with_guard`).
+void add_engine_options(CLI::App& command, EngineOptions& options, bool with_guard = true);
+
+Precision parse_precision(const std::string& text);
+RuntimeOptions runtime_options(const EngineOptions& options);
+Model load_model(const std::string& name_or_path);
+// Loads the model, creates the engine, and prints a fallback warning once on stderr.
+Engine make_engine(const EngineOptions& options);
+
+// "1280x720" -> {1280, 720}; throws Error(invalid_argument).
+std::pair<int, int> parse_size(const std::string& text);
+
+void warn(const std::string& message);
+
+// Set by SIGINT/SIGTERM; long loops poll it and unwind with Error(cancelled), so that
+// temporary files are removed on the way out.
+extern std::atomic<bool> interrupted;
+void throw_if_interrupted();
+
+}  // namespace framecast::cli

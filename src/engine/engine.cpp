@@ -1,0 +1,47 @@
+#include "framecast/engine.hpp"
+
+#include <cmath>
+
+#include "framecast/error.hpp"
+
+namespace framecast {
+namespace {
+
+void check_t(float t) {
+  if (!(t >= 0.0f && t <= 1.0f))  // also rejects NaN
+    throw Error(ErrorKind::invalid_argument,
+                "t = " + std::to_string(t) + " is outside [0, 1]");
+}
+
+}  // namespace
+
+Engine::Engine(Model model, const BackendRequest& backend, const RuntimeOptions& options)
+    : model_(std::move(model)), options_(options) {
+  auto choice = make_backend(backend);
+  backend_ = std::move(choice.backend);
+  backend_name_ = backend_->name();
+  backend_warning_ = std::move(choice.warning);
+}
+
+Runtime& Engine::runtime(int width, int height) {
+  auto& slot = runtimes_[{width, height}];
+  if (!slot) slot = backend_->create_runtime(model_, width, height, options_);
+  return *slot;
+}
+
+Frame Engine::interpolate(const Frame& frame0, const Frame& frame1, float t) {
+  check_t(t);
+  auto& rt = runtime(frame0.width(), frame0.height());
+  rt.prepare_pair(frame0, frame1);
+  return rt.mid(t);
+}
+
+std::vector<Frame> Engine::interpolate(const Frame& frame0, const Frame& frame1,
+                                       std::span<const float> ts) {
+  for (float t : ts) check_t(t);
+  auto& rt = runtime(frame0.width(), frame0.height());
+  rt.prepare_pair(frame0, frame1);
+  return rt.mids(ts);
+}
+
+}  // namespace framecast

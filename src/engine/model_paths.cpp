@@ -1,0 +1,45 @@
+#include <unistd.h>
+
+#include <array>
+
+#include "framecast/engine.hpp"
+#include "framecast/error.hpp"
+
+namespace framecast {
+namespace {
+
+std::filesystem::path executable_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : exe.parent_path();
+}
+
+}  // namespace
+
+std::filesystem::path resolve_model(const std::string& name_or_path) {
+  // A shipped name has no extension and no directory part; anything else is a path.
+  const std::filesystem::path arg(name_or_path);
+  if (arg.has_extension() || arg.has_parent_path()) {
+    if (!std::filesystem::exists(arg))
+      throw Error(ErrorKind::io, name_or_path + ": model file not found");
+    return arg;
+  }
+  const std::string file = "framecast-" + name_or_path + ".safetensors";
+  const auto exe = executable_dir();
+  const std::array<std::filesystem::path, 4> places = {
+      exe / "models",                                  // beside an unpacked binary
+      exe.parent_path() / "assets" / "models",         // a build tree inside the source tree
+      exe.parent_path() / "share" / "framecast" / "models",  // an installed prefix
+      std::filesystem::path(FRAMECAST_SOURCE_MODELS),  // the source tree this binary came from
+  };
+  std::string searched;
+  for (const auto& dir : places) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(dir / file, ec)) return dir / file;
+    searched += (searched.empty() ? "" : ", ") + dir.string();
+  }
+  throw Error(ErrorKind::model, "no model named '" + name_or_path + "' (" + file +
+                                    ") in " + searched + "; pass --model FILE");
+}
+
+}  // namespace framecast

@@ -1,0 +1,29 @@
+#include "framecast/backend.hpp"
+#include "framecast/error.hpp"
+
+namespace framecast {
+
+std::vector<Frame> Runtime::mids(std::span<const float> ts) {
+  std::vector<Frame> out;
+  out.reserve(ts.size());
+  for (float t : ts) out.push_back(mid(t));
+  return out;
+}
+
+void Runtime::check_pair(const Frame& frame0, const Frame& frame1) const {
+  auto size = [](const Frame& f) {
+    return std::to_string(f.width()) + "x" + std::to_string(f.height());
+  };
+  if (frame0.width() != frame1.width() || frame0.height() != frame1.height())
+    throw Error(ErrorKind::invalid_argument,
+                "the two frames differ in size (" + size(frame0) + " and " + size(frame1) + ")");
+  if (frame0.depth() != frame1.depth())
+    throw Error(ErrorKind::invalid_argument, "the two frames differ in bit depth");
+  if (frame0.width() != width_ || frame0.height() != height_)
+    throw Error(ErrorKind::invalid_argument, "frame size " + size(frame0) +
+                                                 " does not match the runtime's " +
+                                                 std::to_string(width_) + "x" +
+                                                 std::to_string(height_));
+}
+
+}  // namespace framecast

@@ -1,0 +1,22 @@
+// Still images: PNG (8 or 16 bits per sample) and JPEG in, PNG out.
+#pragma once
+
+#include <filesystem>
+
+#include "framecast/frame.hpp"
+
+namespace framecast::io {
+
+// Reads a PNG or JPEG (detected from the content) as RGB; 16-bit PNGs stay 16-bit.
+// Throws Error(io) for missing or unreadable files, Error(unsupported) for other formats.
+Frame read_image(const std::filesystem::path& path);
+
+// Writes an RGB PNG at the frame's depth straight to `path` (callers that write several
+// files use AtomicFile themselves). Throws Error(io) (unwritable folder, disk full).
+void encode_png(const std::filesystem::path& path, const Frame& frame);
+
+// Writes an RGB PNG at the frame's depth, atomically: the destination appears complete or
+// not at all. Throws Error(io) (unwritable folder, disk full).
+void write_png(const std::filesystem::path& path, const Frame& frame);
+
+}  // namespace framecast::io

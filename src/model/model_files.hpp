@@ -1,0 +1,22 @@
+// Readers of the two model file formats; both produce named f32 tensors for Model.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "framecast/model.hpp"
+
+namespace framecast::model_files {
+
+struct RawModel {
+  std::map<std::string, Tensor> tensors;
+  std::string metadata_json = "{}";
+};
+
+// NAME.json (tensor name -> {"shape", "offset" in f32 elements}) beside NAME.bin (LE f32).
+RawModel read_json_bin(const std::filesystem::path& json_path);
+// The safetensors format with F32, F16 or BF16 tensors.
+RawModel read_safetensors(const std::filesystem::path& path);
+
+}  // namespace framecast::model_files
