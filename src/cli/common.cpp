@@ -15,6 +15,8 @@ void throw_if_interrupted() {
 void warn(const std::string& message) { std::cerr << "framecast: warning: " << message << "\n"; }
 
 void add_engine_options(CLI::App& command, EngineOptions& options, bool with_guard) {
+  // Like most tools, a repeated option means its last value (scripts append overrides).
+  command.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   command.add_option("--model", options.model,
                      "model file (.safetensors or .json with .bin) or a shipped name")
       ->capture_default_str();
@@ -26,6 +28,7 @@ void add_engine_options(CLI::App& command, EngineOptions& options, bool with_gua
   if (with_guard)
     command.add_flag("--static-guard", options.static_guard,
                      "keep regions that are identical in both frames (text, logos) untouched");
+  command.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
 
 Precision parse_precision(const std::string& text) {

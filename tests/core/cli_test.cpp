@@ -1,0 +1,105 @@
+// `framecast pair` as a user runs it: outputs, and every error case with one line on stderr,
+// a non-zero exit and no file left behind.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include "core/test_support.hpp"
+#include "io/image.hpp"
+#include "io/test_pattern.hpp"
+
+namespace framecast {
+namespace {
+
+using testing::TempDir;
+
+struct Result {
+  int exit_code;
+  std::string err;
+};
+
+Result run(const TempDir& dir, const std::string& args) {
+  const auto err_path = dir.path().parent_path() / (dir.path().filename().string() + ".stderr");
+  const std::string cmd = std::string(FRAMECAST_BINARY) + " " + args + " 2>" + err_path.string() + " >/dev/null";
+  const int status = std::system(cmd.c_str());
+  std::ifstream in(err_path);
+  std::string err((std::istreambuf_iterator<char>(in)), {});
+  std::filesystem::remove(err_path);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, err};
+}
+
+class PairCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    io::write_png(dir / "a.png", io::test_pattern(50, 38, 0.0f));
+    io::write_png(dir / "b.png", io::test_pattern(50, 38, 3.0f));
+    model = (testing::golden_dir() / "classic_50x38_guard" / "model.json").string();
+  }
+  std::string pair(const std::string& rest) const {
+    return "pair " + (dir / "a.png").string() + " " + (dir / "b.png").string() + " --backend cpu --model " +
+           model + " " + rest;
+  }
+  // The command fails with one line naming `part`, and the folder holds only the inputs.
+  void expect_failure(const std::string& args, const std::string& part) {
+    const Result r = run(dir, args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(dir.files(), (std::vector<std::string>{"a.png", "b.png"})) << args;
+  }
+  TempDir dir;
+  std::string model;
+};
+
+TEST_F(PairCli, WritesOneMid) {
+  const Result r = run(dir, pair("-o " + (dir / "mid.png").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Frame mid = io::read_image(dir / "mid.png");
+  EXPECT_EQ(mid.width(), 50);
+  EXPECT_EQ(mid.height(), 38);
+}
+
+TEST_F(PairCli, SeveralTFillTheIntegerField) {
+  const Result r = run(dir, pair("-t 0.25,0.5,0.75 --static-guard -o " + (dir / "mid_%02d.png").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(dir.files(), (std::vector<std::string>{"a.png", "b.png", "mid_01.png", "mid_02.png", "mid_03.png"}));
+}
+
+TEST_F(PairCli, ErrorsAreOneLineAndLeaveNothing) {
+  const auto out = " -o " + (dir / "mid.png").string();
+  expect_failure(pair("-t 1.5" + out), "outside [0, 1]");
+  expect_failure(pair("-t 0.2,0.4" + out), "integer field");
+  expect_failure("pair " + (dir / "a.png").string() + " " + (dir / "nope.png").string() +
+                     " --backend cpu --model " + model + out,
+                 "nope.png");
+  expect_failure("pair " + (dir / "a.png").string() + " " + (dir / "b.png").string() +
+                     " --backend cpu --model " + (dir / "none.json").string() + out,
+                 "none.json");
+  expect_failure(pair("--backend warp-drive" + out), "unknown backend");
+  expect_failure(pair("--precision f8" + out), "unknown precision");
+  expect_failure(pair("-o " + (dir / "missing-folder" / "mid.png").string()), "does not exist");
+}
+
+TEST_F(PairCli, DifferentSizesAndBadModelsFail) {
+  io::write_png(dir / "small.png", io::test_pattern(20, 20, 0.0f));
+  const Result r = run(dir, "pair " + (dir / "a.png").string() + " " + (dir / "small.png").string() +
+                                " --backend cpu --model " + model + " -o " + (dir / "mid.png").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("differ in size"), std::string::npos) << r.err;
+  std::filesystem::remove(dir / "small.png");
+
+  std::ofstream(dir / "bad.json") << "{\"block0.conv0.0.0.weight\": 3}";
+  std::ofstream(dir / "bad.bin") << "";
+  const Result bad = run(dir, pair("--model " + (dir / "bad.json").string() + " -o " + (dir / "mid.png").string()));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("bad.json"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "mid.png"));
+}
+
+TEST(InfoCli, ListsBackends) {
+  TempDir dir;
+  const Result r = run(dir, "info");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+}  // namespace
+}  // namespace framecast

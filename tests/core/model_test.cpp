@@ -1,0 +1,209 @@
+// Model files: both formats, every validation error named with file and tensor.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "core/test_support.hpp"
+#include "framecast/error.hpp"
+#include "framecast/model.hpp"
+
+namespace framecast {
+namespace {
+
+using testing::TempDir;
+
+// Writes tensors as NAME.json + NAME.bin, optionally with a manifest edit before saving.
+std::filesystem::path write_json_bin(const TempDir& dir, const std::map<std::string, Tensor>& tensors,
+                                     const std::function<void(nlohmann::json&)>& edit = {}) {
+  nlohmann::json manifest;
+  std::vector<float> bin;
+  for (const auto& [name, t] : tensors) {
+    manifest[name] = {{"shape", t.shape}, {"offset", bin.size()}};
+    bin.insert(bin.end(), t.values.begin(), t.values.end());
+  }
+  manifest["__metadata__"] = {{"name", "test model"}, {"version", 3}};
+  if (edit) edit(manifest);
+  const auto json_path = dir / "m.json";
+  std::ofstream(json_path) << manifest.dump();
+  std::ofstream(dir / "m.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(bin.data()), std::streamsize(bin.size() * 4));
+  return json_path;
+}
+
+// The safetensors layout with the given dtype for every tensor (values converted from f32).
+std::filesystem::path write_safetensors(const TempDir& dir, const std::map<std::string, Tensor>& tensors,
+                                        const std::string& dtype) {
+  nlohmann::json header;
+  std::string data;
+  for (const auto& [name, t] : tensors) {
+    const std::size_t begin = data.size();
+    for (float v : t.values) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      if (dtype == "F32") {
+        data.append(reinterpret_cast<const char*>(&v), 4);
+      } else {  // BF16 by truncation: exact for the values the test compares
+        const std::uint16_t h = std::uint16_t(bits >> 16);
+        data.append(reinterpret_cast<const char*>(&h), 2);
+      }
+    }
+    header[name] = {{"dtype", dtype}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
+  }
+  header["__metadata__"] = {{"variant", "classic"}};
+  const std::string text = header.dump();
+  const std::uint64_t n = text.size();
+  const auto path = dir / "m.safetensors";
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(&n), 8);
+  out << text << data;
+  return path;
+}
+
+std::map<std::string, Tensor> tensors_of(const Model& m) { return m.tensors(); }
+
+// Asserts that loading fails with ErrorKind::model (or io) and a message holding every part.
+void expect_load_error(const std::filesystem::path& path, std::vector<std::string> parts,
+                       ErrorKind kind = ErrorKind::model) {
+  try {
+    Model::load(path);
+    FAIL() << "loading " << path << " succeeded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    for (const auto& part : parts) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+const Model& sample_model() {
+  static const Model m = Model::random_classic(8, 12, 7);
+  return m;
+}
+
+TEST(Model, DetectsVariantsAndWidthsFromGoldenFiles) {
+  const auto dir = testing::golden_dir();
+  const Model classic = Model::load(dir / "classic_50x38_guard" / "model.json");
+  EXPECT_EQ(classic.variant(), Variant::classic);
+  EXPECT_EQ(classic.shape().c1, 6);
+  EXPECT_EQ(classic.shape().c2, 16);
+  EXPECT_EQ(classic.shape().input_channels, 7);
+  const Model tfact = Model::load(dir / "tfact_48x32" / "model.json");
+  EXPECT_EQ(tfact.variant(), Variant::tfact);
+  EXPECT_EQ(tfact.shape().film_hidden, 5);
+  EXPECT_EQ(tfact.shape().input_channels, 6);
+  const Model tfact2 = Model::load(dir / "tfact2_50x38_bf16" / "model.safetensors");
+  EXPECT_EQ(tfact2.variant(), Variant::tfact2);
+  EXPECT_EQ(tfact2.shape().refine_width, 12);
+  EXPECT_EQ(Model::load(dir / "classic_37x21_f16" / "model.safetensors").shape().c2, 20);
+}
+
+TEST(Model, JsonBinRoundTripKeepsValuesAndMetadata) {
+  TempDir dir;
+  const auto path = write_json_bin(dir, tensors_of(sample_model()));
+  const Model m = Model::load(path);
+  EXPECT_EQ(m.tensors().size(), sample_model().tensors().size());
+  for (const auto& [name, t] : sample_model().tensors()) EXPECT_EQ(m.tensor(name).values, t.values) << name;
+  EXPECT_NE(m.metadata_json().find("test model"), std::string::npos);
+  EXPECT_EQ(m.parameter_count(), sample_model().parameter_count());
+}
+
+TEST(Model, SafetensorsF32AndBf16) {
+  TempDir dir;
+  const Model f32 = Model::load(write_safetensors(dir, tensors_of(sample_model()), "F32"));
+  EXPECT_EQ(f32.tensor("block0.lastconv.weight").values, sample_model().tensor("block0.lastconv.weight").values);
+  const Model bf16 = Model::load(write_safetensors(dir, tensors_of(sample_model()), "BF16"));
+  const float a = sample_model().tensor("block0.conv0.0.0.weight").values[3];
+  EXPECT_NEAR(bf16.tensor("block0.conv0.0.0.weight").values[3], a, std::abs(a) * 1e-2f);
+  EXPECT_NE(bf16.metadata_json().find("classic"), std::string::npos);
+}
+
+TEST(Model, MissingTensorIsNamed) {
+  TempDir dir;
+  auto tensors = tensors_of(sample_model());
+  tensors.erase("block0.convblock.3.1.weight");
+  expect_load_error(write_json_bin(dir, tensors), {"m.json", "block0.convblock.3.1.weight", "missing"});
+}
+
+TEST(Model, InconsistentShapeIsNamed) {
+  TempDir dir;
+  auto tensors = tensors_of(sample_model());
+  tensors["block0.convblock.5.0.bias"] = Tensor{{13}, std::vector<float>(13, 0.1f)};
+  expect_load_error(write_json_bin(dir, tensors), {"block0.convblock.5.0.bias", "[13]", "[12]"});
+}
+
+TEST(Model, WrongInputChannelsForVariant) {
+  TempDir dir;
+  auto tensors = tensors_of(sample_model());
+  auto& w = tensors["block0.conv0.0.0.weight"];
+  w.shape = {8, 6, 3, 3};
+  w.values.resize(8 * 6 * 9);
+  expect_load_error(write_json_bin(dir, tensors), {"block0.conv0.0.0.weight", "needs 7"});
+}
+
+TEST(Model, OffsetOutsideBinIsNamed) {
+  TempDir dir;
+  const auto path = write_json_bin(dir, tensors_of(sample_model()), [](nlohmann::json& m) {
+    m["block0.lastconv.bias"]["offset"] = 1 << 22;
+  });
+  expect_load_error(path, {"m.bin", "block0.lastconv.bias", "outside"});
+}
+
+TEST(Model, NonFiniteValueIsNamed) {
+  TempDir dir;
+  auto tensors = tensors_of(sample_model());
+  tensors["block0.convblock.0.0.weight"].values[5] = std::nanf("");
+  expect_load_error(write_json_bin(dir, tensors), {"block0.convblock.0.0.weight", "non-finite"});
+}
+
+TEST(Model, UnknownTensorIsNamed) {
+  TempDir dir;
+  auto tensors = tensors_of(sample_model());
+  tensors["block1.conv0.0.0.weight"] = Tensor{{2}, {1.0f, 2.0f}};
+  expect_load_error(write_json_bin(dir, tensors), {"block1.conv0.0.0.weight", "unknown"});
+}
+
+TEST(Model, RefineWithoutFilmIsRejected) {
+  const Model tfact2 = Model::load(testing::golden_dir() / "tfact2_37x21" / "model.json");
+  auto tensors = tensors_of(tfact2);
+  for (const char* n : {"film.0.weight", "film.0.bias", "film.2.weight", "film.2.bias"}) tensors.erase(n);
+  EXPECT_THROW(Model::from_tensors(tensors, "{}", "edited"), Error);
+}
+
+TEST(Model, UnknownDtypeIsNamed) {
+  TempDir dir;
+  auto path = write_safetensors(dir, tensors_of(sample_model()), "F32");
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto at = bytes.find("\"F32\"");
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 5, "\"I64\"");
+  std::ofstream(path, std::ios::binary) << bytes;
+  expect_load_error(path, {"m.safetensors", "unsupported dtype 'I64'"});
+}
+
+TEST(Model, TruncatedFilesAreReported) {
+  TempDir dir;
+  const auto json = write_json_bin(dir, tensors_of(sample_model()));
+  std::filesystem::resize_file(dir / "m.bin", std::filesystem::file_size(dir / "m.bin") - 40);
+  expect_load_error(json, {"m.bin", "outside"});
+  const auto st = write_safetensors(dir, tensors_of(sample_model()), "F32");
+  std::filesystem::resize_file(st, std::filesystem::file_size(st) - 40);
+  expect_load_error(st, {"m.safetensors", "truncated"});
+}
+
+TEST(Model, MalformedJsonAndMissingFiles) {
+  TempDir dir;
+  std::ofstream(dir / "bad.json") << "{\"block0.conv0.0.0.weight\": {\"shape\": [1, 2";
+  std::ofstream(dir / "bad.bin") << "";
+  expect_load_error(dir / "bad.json", {"bad.json", "malformed JSON"});
+  expect_load_error(dir / "absent.json", {"absent.json", "not found"}, ErrorKind::io);
+  std::ofstream(dir / "model.onnx") << "x";
+  expect_load_error(dir / "model.onnx", {"unknown model format"});
+  std::ofstream(dir / "lonely.json") << "{}";
+  expect_load_error(dir / "lonely.json", {"lonely.bin", "cannot open"}, ErrorKind::io);
+}
+
+}  // namespace
+}  // namespace framecast
