@@ -30,6 +30,9 @@ class Frame {
   std::span<std::uint16_t> rgb16();
   std::span<const std::uint16_t> rgb16() const;
 
+  // This frame at another depth (8 -> 16 bits multiplies by 257, 16 -> 8 rounds).
+  Frame converted(SampleDepth depth) const;
+
   // Sample i of the interleaved data (any depth), as stored.
   int sample(std::size_t i) const noexcept {
     return depth_ == SampleDepth::u8 ? samples8_[i] : samples16_[i];
