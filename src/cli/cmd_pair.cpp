@@ -1,7 +1,7 @@
 // framecast pair FRAME0 FRAME1 -o OUT [-t T[,T...]]: the frames between two images.
+#include <cctype>
 #include <cstdio>
 #include <memory>
-#include <regex>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -20,10 +20,19 @@ struct PairOptions {
 
 // The output names: OUT itself for one t; with several, OUT's one printf integer field
 // (%d, %03d, ...) filled 1..N.
+std::size_t integer_fields(const std::string& pattern) {
+  std::size_t fields = 0;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%') continue;
+    std::size_t j = i + 1;
+    while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j]))) ++j;
+    if (j < pattern.size() && pattern[j] == 'd') ++fields;
+  }
+  return fields;
+}
+
 std::vector<std::string> output_names(const std::string& pattern, std::size_t count) {
-  static const std::regex field("%0?[0-9]*d");
-  const auto fields = std::distance(std::sregex_iterator(pattern.begin(), pattern.end(), field),
-                                    std::sregex_iterator());
+  const std::size_t fields = integer_fields(pattern);
   if (fields > 1 || (count > 1 && fields == 0))
     throw Error(ErrorKind::invalid_argument,
                 "with several t the output name needs one integer field such as mid_%02d.png (got '" +
