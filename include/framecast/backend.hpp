@@ -57,6 +57,7 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // The runtime keeps a reference to `model`, which must outlive it (Engine owns both).
   // Throws Error(model) when the backend cannot run this model, Error(device) on device
   // failures. Any frame size >= 1x1: sizes are padded internally to the network's multiple.
   virtual std::unique_ptr<Runtime> create_runtime(const Model& model, int width, int height,
