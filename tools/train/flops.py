@@ -1,0 +1,50 @@
+"""Multiply-add count of Framecast's graph, for the model cards (GFLOP = 2 x multiply-adds).
+
+    python3 tools/train/flops.py classic 120 240            # 1920x1080 (padded to 1920x1088)
+
+Counts the convolutions and the deconvolution (the warp, resampling and blend are a few
+operations per pixel and are left out, as in GPU-MACHINE.md's 72.7 GFLOP for the default).
+For tfact/tfact2 the trunk (conv0a, conv0b, convblocks 0-5) runs once per frame pair and the
+head (FiLM, convblocks 6-7, deconv, refine) once per mid; both numbers are returned.
+"""
+import sys
+
+
+def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080):
+    W, H = -(-width // 16) * 16, -(-height // 16) * 16
+    q = (W // 4) * (H // 4)
+    p8 = (W // 8) * (H // 8)
+    p16 = (W // 16) * (H // 16)
+    cin = 7 if variant == "classic" else 6
+    conv0a = p8 * c1 * cin * 9
+    conv0b = p16 * c2 * c1 * 9
+    trunk_conv = p16 * c2 * c2 * 9
+    deconv = p8 * 5 * c2 * 4  # 4x4 stride 2: 2x2 taps reach each output pixel
+    refine = 0
+    if variant == "tfact2":
+        r = refine_width
+        refine = q * 9 * (11 * r + 2 * r * r + 3 * r)
+    pair = conv0a + conv0b + 6 * trunk_conv
+    mid = 2 * trunk_conv + deconv + refine
+    total = pair + mid
+    if variant == "classic":
+        return {"per_mid": 2 * total / 1e9, "per_pair": 0.0, "per_further_mid": 2 * total / 1e9}
+    return {"per_mid": 2 * total / 1e9, "per_pair": 2 * pair / 1e9,
+            "per_further_mid": 2 * mid / 1e9}
+
+
+def params(variant, c1, c2, film_hidden=64, refine_width=32):
+    cin = 7 if variant == "classic" else 6
+    n = (cin * 9 + 1 + 1) * c1 + (c1 * 9 + 1 + 1) * c2 + 8 * (c2 * 9 + 1 + 1) * c2
+    n += c2 * 5 * 16 + 5
+    if variant != "classic":
+        n += 2 * film_hidden + (film_hidden + 1) * 2 * c2
+    if variant == "tfact2":
+        r = refine_width
+        n += (11 * 9 + 2) * r + 2 * (r * 9 + 2) * r + r * 9 * 3 + 3
+    return n
+
+
+if __name__ == "__main__":
+    v, c1, c2 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    print(gflop(v, c1, c2), params(v, c1, c2))

@@ -1,0 +1,497 @@
+"""Synthetic interpolation triplets with exact ground truth, generated on the GPU (or CPU).
+
+    gen = Synth(".pool", device="cuda", size=256)
+    b = gen.sample(48)   # dict: img0, imgt, img1 [B,3,S,S] in [0,1]; t [B]; flow [B,4,S,S]
+
+A sample is a layered scene rendered three times, at tau = 0, t and 1, from the SAME scene
+description, so the frame at t is exact for any t in (0, 1):
+
+  * layers: a background and 1-4 foreground layers textured with crops of the pool photos
+    (random crop, rescale, flips, 90-degree turns, per-layer colour jitter); foreground layers
+    carry irregular alpha masks (noisy blobs or noisy superellipses, edge width 0.3-1.5 px),
+    so they occlude and disocclude each other and the background;
+  * motion: every layer maps screen -> layer coordinates through a 3x3 projective matrix
+    M(tau) = K(tau) T(-c - d(tau)) whose parameters (translation d, rotation, zoom, and for
+    the camera/background also perspective) are linear in tau;
+  * text: a moving text layer (ticker or free motion) and up to two static overlays (outlined
+    text, boxed subtitles, logos / watermarks) from bitmaps rendered with DejaVu/Liberation
+    fonts by make_pool.py; static overlays do not move (the static-guard case);
+  * photometric: brightness change linear in tau between the frames (the frame at t gets
+    exactly the interpolated gain), shared Gaussian blur, independent noise, independent
+    JPEG-like 8x8 DCT quantisation, 8-bit rounding;
+  * motion statistics: the background and each layer draw a displacement |d(1) - d(0)| from
+    a mixture: small (log-uniform 0.05-2 px, 30%), or max_motion * u^2 (70%); 12% of scenes
+    have a static camera, 3% are entirely static; random time reversal.
+
+Ground-truth backward flows at t (dx0, dy0, dx1, dy1: the pixel p of the frame at t shows the
+content found at p + (dx0, dy0) in frame 0 and p + (dx1, dy1) in frame 1) come from the same
+matrices (M(0)^-1 M(t) p - p), composited with the layers' alpha like the colours.
+"""
+import glob
+import math
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from PIL import Image
+
+N_FG = 4      # foreground layer slots
+N_TEXT = 3    # moving text, static overlay, static overlay
+
+# JPEG's standard quantisation tables (ITU T.81, K.1 and K.2)
+_QY = [16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57,
+       69, 56, 14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64,
+       81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99]
+_QC = [17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99,
+       99, 99, 47, 66, 99, 99, 99, 99, 99, 99] + [99] * 32
+
+
+def _dct_matrix():
+    d = np.zeros((8, 8))
+    for k in range(8):
+        for n in range(8):
+            d[k, n] = (math.sqrt(1 / 8) if k == 0 else math.sqrt(2 / 8)) * math.cos(
+                math.pi * (2 * n + 1) * k / 16)
+    return torch.tensor(d, dtype=torch.float32)
+
+
+class Synth:
+    def __init__(self, pool_dir, device="cuda", size=256, bank=1024, bank_res=None,
+                 photo_prob=0.65, max_motion=None, seed=0, refresh_every=8, refresh_count=None):
+        self.dev = torch.device(device)
+        self.S = size
+        self.R = bank_res or int(size * 1.5)
+        self.K = bank
+        self.photo_prob = photo_prob
+        self.max_motion = max_motion if max_motion is not None else size / 4
+        self.g = torch.Generator(device=self.dev)
+        self.g.manual_seed(seed)
+        self.cpu_rng = np.random.default_rng(seed)
+        self.refresh_every = refresh_every
+        self.refresh_count = refresh_count or max(1, bank // 64)
+        self.calls = 0
+
+        import json
+        man = json.load(open(os.path.join(pool_dir, "manifest.json")))
+        self.pool, photo = [], []
+        for e in man["images"]:
+            if not e.get("kept"):
+                continue
+            im = np.asarray(Image.open(os.path.join(pool_dir, e["file"])).convert("RGB"))
+            self.pool.append(torch.from_numpy(im.copy()).permute(2, 0, 1).to(self.dev))
+            photo.append(e["kind"] == "photo")
+        photo = np.array(photo)
+        w = np.where(photo, photo_prob / photo.sum(), (1 - photo_prob) / (~photo).sum())
+        self.pool_p = w / w.sum()
+
+        sp = np.load(os.path.join(pool_dir, "text_sprites.npz"))
+        self.sprites = torch.from_numpy(sp["sprites"]).to(self.dev)  # uint8 [N,2,48,384]
+        self.sprite_kind = torch.from_numpy(sp["kind"].astype(np.int64)).to(self.dev)
+
+        self.bank = torch.empty(self.K, 3, self.R, self.R, dtype=torch.float16, device=self.dev)
+        for k in range(self.K):
+            self.bank[k] = self._make_texture()
+
+        ys, xs = torch.meshgrid(torch.arange(size, dtype=torch.float32, device=self.dev),
+                                torch.arange(size, dtype=torch.float32, device=self.dev),
+                                indexing="ij")
+        c = (size - 1) / 2
+        self.pix = torch.stack((xs - c, ys - c, torch.ones_like(xs)), -1)  # [S,S,3] centred
+        self.dct = _dct_matrix().to(self.dev)
+        self.qy = torch.tensor(_QY, dtype=torch.float32, device=self.dev).view(8, 8)
+        self.qc = torch.tensor(_QC, dtype=torch.float32, device=self.dev).view(8, 8)
+
+    # ------------------------------------------------------------------ texture bank
+    def _make_texture(self):
+        rng = self.cpu_rng
+        img = self.pool[rng.choice(len(self.pool), p=self.pool_p)]
+        H, W = img.shape[1:]
+        R = self.R
+        # texture px per pool px: log-uniform; below 1 = downscale (sharper, smaller detail)
+        lo = max(R / min(H, W), 0.3)
+        hi = max(lo, 1.3)
+        sc = math.exp(rng.uniform(math.log(lo), math.log(hi)))
+        aspect = math.exp(rng.uniform(-0.15, 0.15))
+        ch = min(H, round(R / sc * aspect))
+        cw = min(W, round(R / sc / aspect))
+        y0 = rng.integers(0, H - ch + 1)
+        x0 = rng.integers(0, W - cw + 1)
+        patch = img[:, y0:y0 + ch, x0:x0 + cw].float().div_(255)[None]
+        patch = F.interpolate(patch, size=(R, R), mode="bilinear", align_corners=False,
+                              antialias=bool(ch > R or cw > R))[0]
+        if rng.random() < 0.5:
+            patch = patch.flip(2)
+        if rng.random() < 0.2:
+            patch = patch.flip(1)
+        if rng.random() < 0.2:
+            patch = patch.transpose(1, 2)
+        # colour jitter, baked into the texture (the bank turns over continuously); each
+        # use adds only a per-channel gain
+        gamma = math.exp(rng.normal(0, 0.15))
+        bright = math.exp(rng.normal(0, 0.15))
+        sat = math.exp(rng.normal(0, 0.2))
+        x = patch.clamp_(1e-4, 1) ** gamma * bright
+        luma = 0.299 * x[0:1] + 0.587 * x[1:2] + 0.114 * x[2:3]
+        patch = luma + (x - luma) * sat
+        return patch.clamp_(0, 1).half()
+
+    def refresh(self, n=None):
+        n = n or self.refresh_count
+        for k in self.cpu_rng.choice(self.K, size=n, replace=False):
+            self.bank[k] = self._make_texture()
+
+    # ------------------------------------------------------------------ randomness
+    def _u(self, *shape, lo=0.0, hi=1.0):
+        return torch.rand(*shape, generator=self.g, device=self.dev) * (hi - lo) + lo
+
+    def _n(self, *shape, std=1.0):
+        return torch.randn(*shape, generator=self.g, device=self.dev) * std
+
+    def _bern(self, p, *shape):
+        return self._u(*shape) < p
+
+    def _magnitude(self, *shape):
+        """Displacement magnitude between frame 0 and frame 1, in pixels."""
+        small = torch.exp(self._u(*shape, lo=math.log(0.05), hi=math.log(2.0)))
+        large = self.max_motion * self._u(*shape) ** 2
+        return torch.where(self._bern(0.3, *shape), small, large)
+
+    # ------------------------------------------------------------------ geometry
+    @staticmethod
+    def _matrix(theta, zoom, g, h, tx, ty):
+        """K(theta, zoom, perspective g,h) @ T(tx, ty); all [...]; returns [..., 3, 3]."""
+        c, s = torch.cos(theta) * zoom, torch.sin(theta) * zoom
+        one, zero = torch.ones_like(c), torch.zeros_like(c)
+        K = torch.stack((torch.stack((c, -s, zero), -1), torch.stack((s, c, zero), -1),
+                         torch.stack((g, h, one), -1)), -2)
+        T = torch.stack((torch.stack((one, zero, tx), -1), torch.stack((zero, one, ty), -1),
+                         torch.stack((zero, zero, one), -1)), -2)
+        return K @ T
+
+    def _apply(self, M):
+        """Projective map of the centred pixel grid: M [..., 3, 3] -> [..., S, S, 2]."""
+        v = torch.einsum("...ij,yxj->...yxi", M, self.pix)
+        return v[..., :2] / v[..., 2:3].clamp_min(1e-3)
+
+    # ------------------------------------------------------------------ the sample
+    @torch.no_grad()
+    def sample(self, B, t=None, degrade=True, flow=True):
+        self.calls += 1
+        if self.refresh_every and self.calls % self.refresh_every == 0:
+            self.refresh()
+        S, R, dev = self.S, self.R, self.dev
+        L = 1 + N_FG
+        if t is None:
+            t = self._u(B, lo=0.05, hi=0.95)
+        t = torch.as_tensor(t, dtype=torch.float32, device=dev).reshape(-1).expand(B).clone()
+        taus = torch.stack((torch.zeros_like(t), t, torch.ones_like(t)), 1)  # [B,3]
+
+        # ---- per-scene motion regime
+        static_scene = self._bern(0.03, B)
+        static_cam = self._bern(0.12, B) | static_scene
+        scene_scale = torch.where(self._bern(0.5, B), self._u(B, lo=0.3, hi=1.0),
+                                  torch.ones(B, device=dev))
+
+        # ---- photo layers (0 = background/camera, 1..4 = foreground)
+        mag = self._magnitude(B, L) * scene_scale[:, None]
+        mag[:, 0] = torch.where(static_cam, torch.zeros_like(mag[:, 0]), mag[:, 0] * 0.75)
+        mag = torch.where(static_scene[:, None], torch.zeros_like(mag), mag)
+        ang = self._u(B, L, hi=2 * math.pi)
+        D = torch.stack((mag * torch.cos(ang), mag * torch.sin(ang)), -1)  # [B,L,2]
+        moving = (~static_scene)[:, None].float()
+        cam = torch.zeros(B, L, device=dev)
+        cam[:, 0] = (~static_cam).float()
+        fg = 1.0 - cam.clone()
+        fg[:, 0] = 0
+        # rotation / zoom / perspective changes between frame 0 and frame 1
+        dth = (self._n(B, L, std=0.02).clamp(-0.06, 0.06) * cam
+               + self._n(B, L, std=0.05).clamp(-0.2, 0.2) * fg) * moving
+        dzm = (self._n(B, L, std=0.025).clamp(-0.08, 0.08) * cam
+               + self._n(B, L, std=0.05).clamp(-0.15, 0.15) * fg) * moving
+        half = S / 2
+        p0 = self._u(B, L, 2, lo=-0.05, hi=0.05) / half * cam[..., None]
+        dp = self._u(B, L, 2, lo=-0.03, hi=0.03) / half * cam[..., None] * moving[..., None]
+        th0 = self._u(B, L, lo=-math.pi, hi=math.pi)  # foreground objects: any orientation
+        th0[:, 0] = self._n(B, std=0.05)  # the camera: nearly upright
+        zm0 = self._n(B, L, std=0.1)
+        # centres: background at the screen centre, foreground objects anywhere
+        c = self._u(B, L, 2, lo=-0.45 * S, hi=0.45 * S)
+        c[:, 0] = 0
+        d0 = self._u(B, L, 2, lo=-0.5, hi=0.5) - D * self._u(B, L, 1)  # frame-0 offset
+        mats = []
+        for k in range(3):
+            tau = taus[:, k][:, None]
+            d = d0 + D * tau[..., None]
+            pp = p0 + dp * tau[..., None]
+            mats.append(self._matrix(th0 + dth * tau, torch.exp(zm0 + dzm * tau),
+                                     pp[..., 0], pp[..., 1], -c[..., 0] - d[..., 0],
+                                     -c[..., 1] - d[..., 1]))
+        M = torch.stack(mats, 2)  # [B,L,3,3,3] (tau axis 2)
+        V = self._apply(M)  # [B,L,3,S,S,2] layer coordinates (screen px units)
+
+        # texture: sigma texture px per layer px
+        sigma = torch.exp(self._u(B, L, lo=math.log(0.8), hi=math.log(1.25)))
+        idx = torch.randint(0, self.K, (B * L,), generator=self.g, device=dev)
+        tex = self.bank[idx].float()  # [B*L,3,R,R]
+        gt = (V * (sigma[..., None, None, None, None] / ((R - 1) / 2))).reshape(B * L, 3 * S, S, 2)
+        col = F.grid_sample(tex, gt, mode="bilinear", padding_mode="reflection",
+                            align_corners=True).view(B, L, 3, 3, S, S)  # [B,L,C,tau,S,S]
+        gain = torch.exp(self._n(B, L, 3, 1, 1, 1, std=0.07))
+        col = (col * gain).clamp_(0, 1)
+
+        # masks for the foreground layers (background alpha = 1)
+        nfg = torch.multinomial(torch.tensor([0.3, 0.3, 0.25, 0.15], device=dev), B,
+                                replacement=True, generator=self.g) + 1  # 1..4
+        present = (torch.arange(N_FG, device=dev)[None] < nfg[:, None]).float()  # [B,4]
+        rad = torch.exp(self._u(B, N_FG, 2, lo=math.log(0.06 * S), hi=math.log(0.35 * S)))
+        field = self._mask_fields(B * N_FG)  # [B*4,1,m,m]
+        gm = (V[:, 1:] / rad[:, :, None, None, None, :]).reshape(B * N_FG, 3 * S, S, 2)
+        f = F.grid_sample(field, gm, mode="bilinear", padding_mode="border",
+                          align_corners=True).view(B, N_FG, 1, 3, S, S)
+        edge = torch.exp(self._u(B, N_FG, lo=math.log(0.3), hi=math.log(1.5)))
+        # the field is ~1-1.5 r^2: gradient ~ 2.4 / rad per pixel
+        k = rad.mean(-1) / (2.4 * edge)
+        alpha = torch.sigmoid(f * k[..., None, None, None, None]) * present[..., None, None, None, None]
+        # time-varying opacity is NOT used: a layer is opaque wherever its mask says
+
+        # ---- composite photo layers, and the flows at t
+        img = col[:, 0]  # [B,3,tau,S,S]
+        # flows of every layer: proj(M(tau)^-1 M(t) p) - p for tau = 0, 1
+        want_flow = flow
+        flow = None
+        if want_flow:
+            Mt = M[:, :, 1]
+            F0 = self._apply(_inv3(M[:, :, 0]) @ Mt) - self.pix[..., :2]
+            F1 = self._apply(_inv3(M[:, :, 2]) @ Mt) - self.pix[..., :2]
+            flows = torch.cat((F0, F1), -1).permute(0, 1, 4, 2, 3)  # [B,L,4,S,S]
+            flow = flows[:, 0]
+        for l in range(N_FG):
+            a = alpha[:, l]  # [B,1,3,S,S]
+            img = img + a * (col[:, l + 1] - img)
+            if want_flow:
+                flow = flow + a[:, :, 1] * (flows[:, l + 1] - flow)
+
+        # ---- text: moving text (slot 0), static overlays (slots 1, 2)
+        img, flow = self._text(img, flow, t, B, scene_scale, static_scene)
+
+        # ---- photometric: brightness change linear in tau, shared blur, noise, JPEG
+        img = img.permute(0, 2, 1, 3, 4)  # [B,tau,3,S,S]
+        if degrade:
+            img = self._photometric(img, taus)
+        img = (img.clamp(0, 1) * 255).round() / 255
+
+        # random time reversal
+        rev = self._bern(0.5, B)
+        r = rev[:, None, None, None]
+        img0 = torch.where(r, img[:, 2], img[:, 0])
+        img1 = torch.where(r, img[:, 0], img[:, 2])
+        t = torch.where(rev, 1 - t, t)
+        out = {"img0": img0.contiguous(), "imgt": img[:, 1].contiguous(),
+               "img1": img1.contiguous(), "t": t}
+        if flow is not None:
+            out["flow"] = torch.where(r, flow[:, [2, 3, 0, 1]], flow).contiguous()
+        return out
+
+    def _mask_fields(self, n, m=64):
+        """Blob fields on [-1,1]^2: positive inside, negative at the border."""
+        dev = self.dev
+        lin = torch.linspace(-1, 1, m, device=dev)
+        yy, xx = torch.meshgrid(lin, lin, indexing="ij")
+        # superellipse exponent: 2 = ellipse, large = rectangle-like (man-made objects)
+        pexp = torch.where(self._bern(0.3, n), self._u(n, lo=4, hi=10), self._u(n, lo=1.5, hi=2.5))
+        r = (xx.abs()[None] ** pexp[:, None, None] + yy.abs()[None] ** pexp[:, None, None])
+        r = r ** (2 / pexp[:, None, None])
+        noise = torch.zeros(n, 1, m, m, device=dev)
+        amp = torch.where(pexp > 3, self._u(n, hi=0.15), self._u(n, lo=0.1, hi=0.45))
+        for cells, w in ((4, 1.0), (8, 0.5), (16, 0.25)):
+            z = self._n(n, 1, cells, cells)
+            noise += w * F.interpolate(z, size=(m, m), mode="bicubic", align_corners=True)
+        noise = noise / 1.3
+        return (1.0 - 1.5 * r[:, None]) + amp[:, None, None, None] * noise
+
+    def _text(self, img, flow, t, B, scene_scale, static_scene):
+        S, dev = self.S, self.dev
+        T = N_TEXT
+        n_sp = self.sprites.shape[0]
+        sid = torch.randint(0, n_sp, (B, T), generator=self.g, device=dev)
+        kind = self.sprite_kind[sid]
+        on = torch.stack((self._bern(0.25, B), self._bern(0.35, B), self._bern(0.15, B)), 1)
+        # screen px per sprite px (sprites are 48 px high; relative to a 256 px crop)
+        scale = torch.exp(self._u(B, T, lo=math.log(0.35), hi=math.log(1.2))) * (S / 256)
+        # position: subtitles low in the frame, logos in a corner, the rest anywhere
+        cx = self._u(B, T, lo=-0.45 * S, hi=0.45 * S)
+        cy = self._u(B, T, lo=-0.45 * S, hi=0.45 * S)
+        sub = (kind == 1) | ((kind == 0) & self._bern(0.5, B, T))
+        cy = torch.where(sub, self._u(B, T, lo=0.25 * S, hi=0.45 * S), cy)
+        logo = kind == 2
+        cx = torch.where(logo, torch.sign(cx) * self._u(B, T, lo=0.25 * S, hi=0.42 * S), cx)
+        cy = torch.where(logo, torch.sign(cy) * self._u(B, T, lo=0.3 * S, hi=0.42 * S), cy)
+        # motion of the moving-text slot: ticker (horizontal) or free
+        mag = self._magnitude(B) * scene_scale
+        ang = torch.where(self._bern(0.5, B), self._bern(0.5, B).float() * math.pi,
+                          self._u(B, hi=2 * math.pi))
+        D = torch.zeros(B, T, 2, device=dev)
+        D[:, 0, 0] = mag * torch.cos(ang)
+        D[:, 0, 1] = mag * torch.sin(ang)
+        D = torch.where(static_scene[:, None, None], torch.zeros_like(D), D)
+        d0 = -D * self._u(B, T, 1)
+        # colours: fill bright (white / yellow / random), outline / box / logo body dark
+        fill = torch.where(self._bern(0.5, B, T, 1), torch.ones(B, T, 3, device=dev),
+                           torch.where(self._bern(0.4, B, T, 1),
+                                       torch.tensor([1.0, 0.9, 0.1], device=dev).expand(B, T, 3),
+                                       self._u(B, T, 3)))
+        outl = torch.where(self._bern(0.6, B, T, 1), self._u(B, T, 1, hi=0.15).expand(B, T, 3),
+                           self._u(B, T, 3))
+        op_fill = torch.where(self._bern(0.2, B, T), self._u(B, T, lo=0.4, hi=0.9),
+                              torch.ones(B, T, device=dev))
+        op_outl = torch.where(kind == 1, self._u(B, T, lo=0.4, hi=1.0), op_fill)
+
+        spr = self.sprites[sid.view(-1)].float() / 255  # [B*T,2,48,384]
+        taus = torch.stack((torch.zeros_like(t), t, torch.ones_like(t)), 1)  # [B,3]
+        pos = d0[:, :, None] + D[:, :, None] * taus[:, None, :, None]  # [B,T,3,2]
+        ctr = torch.stack((cx, cy), -1)[:, :, None] + pos  # [B,T,3,2]
+        v = self.pix[..., :2] - ctr[:, :, :, None, None]  # [B,T,3,S,S,2]
+        hw = torch.tensor([(384 - 1) / 2, (48 - 1) / 2], device=dev)
+        g = (v / (scale[:, :, None, None, None, None] * hw)).reshape(B * T, 3 * S, S, 2)
+        a = F.grid_sample(spr, g, mode="bilinear", padding_mode="zeros",
+                          align_corners=True).view(B, T, 2, 3, S, S)
+        on = on.float()
+        tflow = torch.cat((-D * t[:, None, None], D * (1 - t[:, None, None])), -1)  # [B,T,4]
+        for k in range(T):
+            ao = a[:, k, 1:2] * (op_outl[:, k] * on[:, k])[:, None, None, None, None]
+            ag = a[:, k, 0:1] * (op_fill[:, k] * on[:, k])[:, None, None, None, None]
+            img = img + ao * (outl[:, k, :, None, None, None] - img)
+            img = img + ag * (fill[:, k, :, None, None, None] - img)
+            at = torch.maximum(ao, ag)[:, :, 1]  # [B,1,S,S]
+            if flow is not None:
+                flow = flow + at * (tflow[:, k, :, None, None] - flow)
+        return img, flow
+
+    def _photometric(self, img, taus):
+        """img [B,tau,3,S,S] -> degraded; gains exact at every tau."""
+        B, S, dev = img.shape[0], self.S, self.dev
+        # brightness change between frames: gain exp(beta * tau), per channel a little
+        beta = torch.where(self._bern(0.3, B, 1), self._n(B, 1, std=0.1), torch.zeros(B, 1, device=dev))
+        cbeta = torch.where(self._bern(0.1, B, 3), self._n(B, 3, std=0.04), torch.zeros(B, 3, device=dev))
+        gain = torch.exp((beta + cbeta)[:, None, :] * taus[:, :, None])  # [B,tau,3]
+        img = img * gain[..., None, None]
+        # shared Gaussian blur (defocus) for all three frames of the first quarter of the
+        # batch; noise on half; JPEG-like compression on 30% (samples are iid, so a fixed
+        # slice is a random subset, and no host-device sync is needed)
+        nb, nn_, nj = round(0.25 * B), round(0.5 * B), round(0.3 * B)
+        img = img.clone()
+        if nb:
+            sig = self._u(nb, lo=0.3, hi=1.2)
+            r = 3
+            x = torch.arange(-r, r + 1, dtype=torch.float32, device=dev)
+            k = torch.exp(-x[None] ** 2 / (2 * sig[:, None] ** 2))
+            k = k / k.sum(1, keepdim=True)  # [nb,7]
+            kk = k.repeat_interleave(9, 0)  # [nb*9,7]
+            y = F.pad(img[:nb].reshape(1, nb * 9, S, S), (r, r, r, r), mode="reflect")
+            y = F.conv2d(y, kk[:, None, None, :], groups=nb * 9)
+            y = F.conv2d(y, kk[:, None, :, None], groups=nb * 9)
+            img[:nb] = y.view(nb, 3, 3, S, S)
+        if nn_:  # independent sensor noise, from the end of the batch
+            ns = self._u(nn_, hi=0.02)
+            img[B - nn_:] += self._n(nn_, 3, 3, S, S) * ns[:, None, None, None, None]
+        if nj and S % 8 == 0:  # independent JPEG-like compression of every frame
+            o = round(0.2 * B)  # overlaps both the blurred and the noisy part
+            q = self._u(nj, lo=30, hi=92)
+            img[o:o + nj] = self._jpeg(img[o:o + nj].clamp(0, 1), q)
+        return img
+
+    def _jpeg(self, img, quality):
+        """8x8 DCT quantisation on YCbCr (no chroma subsampling). img [B,tau,3,S,S]."""
+        B, S = img.shape[0], self.S
+        q = quality
+        scale = torch.where(q < 50, 50 / q, 2 - q / 50)  # libjpeg's quality scaling
+        qy = (self.qy * scale[:, None, None]).clamp(1, 255) / 255
+        qc = (self.qc * scale[:, None, None]).clamp(1, 255) / 255
+        r, g, b = img[:, :, 0], img[:, :, 1], img[:, :, 2]
+        y = 0.299 * r + 0.587 * g + 0.114 * b
+        cb = -0.168736 * r - 0.331264 * g + 0.5 * b
+        cr = 0.5 * r - 0.418688 * g - 0.081312 * b
+        ycc = torch.stack((y - 0.5, cb, cr), 2)  # [B,tau,3,S,S]
+        n = S // 8
+        blk = ycc.reshape(B, 3, 3, n, 8, n, 8).permute(0, 1, 2, 3, 5, 4, 6)  # [...,8,8]
+        D = self.dct
+        coef = D @ blk @ D.T
+        Q = torch.stack((qy, qc, qc), 1)[:, None, :, None, None]  # [B,1,3,1,1,8,8]
+        coef = torch.round(coef / Q) * Q
+        blk = D.T @ coef @ D
+        ycc = blk.permute(0, 1, 2, 3, 5, 4, 6).reshape(B, 3, 3, S, S)
+        y, cb, cr = ycc[:, :, 0] + 0.5, ycc[:, :, 1], ycc[:, :, 2]
+        r = y + 1.402 * cr
+        g = y - 0.344136 * cb - 0.714136 * cr
+        b = y + 1.772 * cb
+        return torch.stack((r, g, b), 2)
+
+
+def _inv3(m):
+    """Inverse of [..., 3, 3] matrices by the adjugate (no host sync, unlike linalg.solve)."""
+    a, b, c = m[..., 0, 0], m[..., 0, 1], m[..., 0, 2]
+    d, e, f = m[..., 1, 0], m[..., 1, 1], m[..., 1, 2]
+    g, h, i = m[..., 2, 0], m[..., 2, 1], m[..., 2, 2]
+    A, B_, C = e * i - f * h, -(d * i - f * g), d * h - e * g
+    det = a * A + b * B_ + c * C
+    adj = torch.stack((torch.stack((A, -(b * i - c * h), b * f - c * e), -1),
+                       torch.stack((B_, a * i - c * g, -(a * f - c * d)), -1),
+                       torch.stack((C, -(a * h - b * g), a * e - b * d), -1)), -2)
+    return adj / det[..., None, None]
+
+
+def backwarp(img, flow):
+    """img [B,C,H,W] sampled at p + flow (pixels), border clamped (the runtime's warp)."""
+    B, _, H, W = img.shape
+    ys, xs = torch.meshgrid(torch.arange(H, dtype=torch.float32, device=img.device),
+                            torch.arange(W, dtype=torch.float32, device=img.device),
+                            indexing="ij")
+    gx = (xs + flow[:, 0]) * (2 / (W - 1)) - 1
+    gy = (ys + flow[:, 1]) * (2 / (H - 1)) - 1
+    return F.grid_sample(img, torch.stack((gx, gy), -1), mode="bilinear",
+                         padding_mode="border", align_corners=True)
+
+
+if __name__ == "__main__":  # self-check and a preview sheet
+    import argparse
+    import time
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pool", default=".pool")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--bank", type=int, default=64)
+    ap.add_argument("--iters", type=int, default=3)
+    ap.add_argument("--preview", default="")
+    a = ap.parse_args()
+    t0 = time.time()
+    gen = Synth(a.pool, a.device, a.size, bank=a.bank)
+    print(f"init {time.time() - t0:.1f}s: {len(gen.pool)} photos, bank {gen.K}x{gen.R}")
+    b = gen.sample(a.batch)
+    if a.device.startswith("cuda"):
+        torch.cuda.synchronize()
+    t0 = time.time()
+    for _ in range(a.iters):
+        b = gen.sample(a.batch)
+    if a.device.startswith("cuda"):
+        torch.cuda.synchronize()
+    dt = (time.time() - t0) / a.iters
+    print(f"{a.batch / dt:.0f} samples/s ({dt * 1000:.1f} ms per batch of {a.batch})")
+    # flow check on an undegraded batch: warping with the true flow must explain the frame
+    c = gen.sample(a.batch, degrade=False)
+    e0 = (backwarp(c["img0"], c["flow"][:, :2]) - c["imgt"]).abs().mean(1)
+    e1 = (backwarp(c["img1"], c["flow"][:, 2:]) - c["imgt"]).abs().mean(1)
+    base = (c["img0"] - c["imgt"]).abs().mean(1)
+    print(f"mean |warp(img0, flow0) - imgt| = {e0.mean():.4f} (median px {e0.median():.4f}), "
+          f"img1: {e1.mean():.4f}; without flow {base.mean():.4f}; "
+          f"flow |max| {c['flow'].abs().amax():.1f} px")
+    if a.preview:
+        rows = []
+        for i in range(min(a.batch, 8)):
+            f = c["flow"][i, :2]
+            fm = (f.norm(dim=0, keepdim=True) / 32).clamp(0, 1).expand(3, -1, -1)
+            rows.append(torch.cat((b["img0"][i], b["imgt"][i], b["img1"][i], c["img0"][i],
+                                   c["imgt"][i], fm, e0[i:i + 1].expand(3, -1, -1) * 4), 2))
+        sheet = (torch.cat(rows, 1).clamp(0, 1) * 255).byte().permute(1, 2, 0).cpu().numpy()
+        Image.fromarray(sheet).save(a.preview)

@@ -1,0 +1,390 @@
+"""Train Framecast models on synthetic triplets (synth.py), within a wall-clock budget.
+
+    PYTHONPATH=tools python3 tools/train/train.py --out OUT --minutes 7.5 \
+        --model default=classic:120:240 --model slim=classic:60:120 [--resume default=FILE]
+
+One process trains one or more models on the SAME generated batches (the generator's cost is
+shared; a small model rides along almost for free). For each model NAME it writes to --out:
+
+  NAME.safetensors   weights as F16 with __metadata__ (variant, widths, run id, cumulative
+                     samples/steps/seconds, last losses, DAVIS-val numbers, date, history).
+                     Written every --ckpt-minutes and at the end. It is both the exported model
+                     and the resume checkpoint: --resume NAME=FILE loads the weights, and the
+                     run continues with a fresh AdamW and a short warm-up.
+  NAME.log.json      the loss log (every --log-every steps) and the validation results.
+
+Schedule: cosine from --lr to --min-lr over the wall-clock budget (the number of steps a run
+gets is not known in advance), linear warm-up over --warmup steps. bf16 autocast on CUDA,
+gradient clipping, AdamW (no weight decay on biases and PReLU slopes).
+
+Loss: Charbonnier(pred, gt) + grad_w * Charbonnier(grad pred - grad gt) + census_w * soft
+ternary census distance (7x7), + flow_w * Charbonnier(flow - true flow) / 20 during the first
+--flow-until fraction of the budget (weak supervision of the two backward flows).
+
+Validation: t = 0.5 on the triplets of --val (frame0, frame1 = truth, frame2), the model's
+forward in float32 (edge-replicate padding to /16 is inside the model), prediction rounded to
+8 bits; PSNR over RGB per triplet, averaged; IE = mean absolute difference (0..255).
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import sys
+import time
+import zlib
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from PIL import Image
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from framecast_model import FramecastNet, load_model, save_safetensors  # noqa: E402
+from framecast_model.weights import read_tensors  # noqa: E402
+from synth import Synth  # noqa: E402
+import flops  # noqa: E402
+
+
+# ---------------------------------------------------------------------- losses
+def charb(x, eps=1e-3):
+    return torch.sqrt(x * x + eps * eps).mean()
+
+
+def grad_loss(p, g):
+    return (charb((p[..., :, 1:] - p[..., :, :-1]) - (g[..., :, 1:] - g[..., :, :-1]))
+            + charb((p[..., 1:, :] - p[..., :-1, :]) - (g[..., 1:, :] - g[..., :-1, :])))
+
+
+_CENSUS_W = {}
+
+
+def census(x, patch=7):
+    dev = x.device
+    if dev not in _CENSUS_W:
+        w = torch.eye(patch * patch, device=dev).reshape(patch * patch, 1, patch, patch)
+        _CENSUS_W[dev] = w
+    gray = (0.299 * x[:, 0:1] + 0.587 * x[:, 1:2] + 0.114 * x[:, 2:3]) * 255
+    p = F.conv2d(gray, _CENSUS_W[dev].to(gray.dtype), padding=patch // 2)
+    d = p - gray
+    return d / torch.sqrt(0.81 + d * d)
+
+
+def census_loss(p, g):
+    a, b = census(p), census(g)
+    d = (a - b) ** 2
+    d = (d / (0.1 + d)).sum(1, keepdim=True)
+    # the border has no full patch: leave it out
+    return d[..., 3:-3, 3:-3].mean() / 49
+
+
+# ---------------------------------------------------------------------- validation
+def load_triplets(root):
+    out = []
+    if not root or not os.path.isdir(root):
+        return out
+    for name in sorted(os.listdir(root)):
+        d = os.path.join(root, name)
+        fr = {}
+        for k in ("frame0", "frame1", "frame2"):
+            for ext in (".png", ".jpg"):
+                if os.path.exists(os.path.join(d, k + ext)):
+                    fr[k] = np.asarray(Image.open(os.path.join(d, k + ext)).convert("RGB"))
+        if len(fr) == 3:
+            out.append((name, fr))
+    return out
+
+
+@torch.no_grad()
+def validate(net, triplets, device):
+    net.eval()
+    psnr, ie = [], []
+    for _, fr in triplets:
+        x = [torch.from_numpy(fr[k].copy()).permute(2, 0, 1)[None].float().div(255).to(device)
+             for k in ("frame0", "frame1", "frame2")]
+        pred = net(x[0], x[2], 0.5)
+        pred = (pred * 255).round().clamp(0, 255)
+        gt = x[1] * 255
+        mse = ((pred - gt) ** 2).mean().item()
+        psnr.append(10 * math.log10(255 ** 2 / max(mse, 1e-10)))
+        ie.append((pred - gt).abs().mean().item())
+    net.train()
+    if not psnr:
+        return None
+    return {"psnr": float(np.mean(psnr)), "ie": float(np.mean(ie)), "n": len(psnr),
+            "per_triplet": {n: round(p, 3) for (n, _), p in zip(triplets, psnr)}}
+
+
+# ---------------------------------------------------------------------- models
+def parse_model(spec):
+    """NAME=VARIANT:C1:C2[:FILM_HIDDEN:REFINE_WIDTH][@EVERY] (EVERY: train on every k-th batch)"""
+    name, rest = spec.split("=", 1)
+    every = 1
+    if "@" in rest:
+        rest, every = rest.split("@")
+        every = int(every)
+    f = rest.split(":")
+    cfg = {"variant": f[0], "c1": int(f[1]), "c2": int(f[2]),
+           "film_hidden": int(f[3]) if len(f) > 3 else 64,
+           "refine_width": int(f[4]) if len(f) > 4 else 32}
+    return name, cfg, every
+
+
+class Trainee:
+    def __init__(self, name, cfg, args, device, resume=None):
+        self.name, self.cfg, self.args = name, cfg, args
+        self.history, self.prev = [], {"samples": 0, "steps": 0, "train_seconds": 0.0}
+        if resume:
+            net = load_model(resume)
+            _, meta = read_tensors(resume)
+            for k in self.prev:
+                if k in meta:
+                    self.prev[k] = json.loads(meta[k])
+            if "history" in meta:
+                self.history = json.loads(meta["history"])
+            got = net.config()
+            for k in ("variant", "c1", "c2"):
+                if got[k] != cfg[k]:
+                    sys.exit(f"{name}: resume file has {k}={got[k]}, asked for {cfg[k]}")
+            print(f"[{name}] resumed from {resume}: {self.prev}", flush=True)
+        else:
+            net = FramecastNet(cfg["variant"], cfg["c1"], cfg["c2"], cfg["film_hidden"],
+                               cfg["refine_width"])
+        self.resumed = bool(resume)
+        self.net = net.to(device).train()
+        if args.channels_last and device.type == "cuda":
+            self.net = self.net.to(memory_format=torch.channels_last)
+        decay = [p for n, p in self.net.named_parameters() if p.ndim > 1]
+        no_decay = [p for n, p in self.net.named_parameters() if p.ndim <= 1]
+        kw = {"fused": True} if device.type == "cuda" else {}
+        self.opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.wd},
+                                      {"params": no_decay, "weight_decay": 0.0}],
+                                     lr=args.lr, betas=(0.9, 0.999), **kw)
+        self.nparams = sum(p.numel() for p in self.net.parameters())
+        self.log, self.acc, self.nacc = [], {}, 0
+        self.steps = 0
+        self.val = None
+
+    def metadata(self, args, samples, train_s, last):
+        samples = self.steps * args.batch  # this model's own (it may skip batches)
+        hist = self.history + [{"run": args.run_id, "steps": self.steps, "samples": samples,
+                                "train_seconds": round(train_s, 1), "lr": args.lr,
+                                "resumed": self.resumed, "last_losses": last,
+                                "davis_val": {k: v for k, v in (self.val or {}).items()
+                                              if k != "per_triplet"}}]
+        return {
+            "run_id": args.run_id,
+            "samples": self.prev["samples"] + samples,
+            "steps": self.prev["steps"] + self.steps,
+            "train_seconds": round(self.prev["train_seconds"] + train_s, 1),
+            "losses": last,
+            "davis_val_pytorch": {k: v for k, v in (self.val or {}).items() if k != "per_triplet"},
+            "data": "tools/train/synth.py on .pool (tools/train/make_pool.py), "
+                    f"{args.size}x{args.size}, t~U(0.05,0.95)",
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "history": hist,
+            "params": self.nparams,
+            "gflop_1080p_mid": round(flops.gflop(self.cfg["variant"], self.cfg["c1"],
+                                                 self.cfg["c2"],
+                                                 self.cfg["refine_width"])["per_mid"], 2),
+        }
+
+    def save(self, args, samples, train_s):
+        last = self.log[-1] if self.log else {}
+        last = {k: v for k, v in last.items() if k.startswith("loss") or k == "l_"}
+        net = self.net  # save_safetensors makes every tensor contiguous on the CPU
+        path = os.path.join(args.out, f"{self.name}.safetensors")
+        save_safetensors(net, path + ".tmp", self.metadata(args, samples, train_s, last),
+                         dtype="F16")
+        os.replace(path + ".tmp", path)
+        with open(os.path.join(args.out, f"{self.name}.log.json"), "w") as f:
+            json.dump({"name": self.name, "config": self.cfg, "params": self.nparams,
+                       "run_id": args.run_id, "resumed_from": self.prev,
+                       "args": vars(args), "log": self.log, "val": self.val}, f, indent=1)
+
+
+def lr_at(args, step, frac):
+    warm = min(1.0, (step + 1) / max(1, args.warmup))
+    cos = 0.5 * (1 + math.cos(math.pi * min(1.0, frac)))
+    return (args.min_lr + (args.lr - args.min_lr) * cos) * warm
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Framecast trainer")
+    ap.add_argument("--model", action="append", default=[],
+                    help="NAME=VARIANT:C1:C2[:FILM_HIDDEN:REFINE_WIDTH] (repeatable)")
+    ap.add_argument("--resume", action="append", default=[], help="NAME=FILE.safetensors")
+    ap.add_argument("--out", default=os.environ.get("OUT", "out"))
+    ap.add_argument("--pool", default=".pool")
+    ap.add_argument("--val", default=".pool/val/davis")
+    ap.add_argument("--run-id", default="")
+    ap.add_argument("--minutes", type=float, default=8.0, help="training wall-clock budget")
+    ap.add_argument("--max-steps", type=int, default=0)
+    ap.add_argument("--batch", type=int, default=48)
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--lr", type=float, default=4e-4)
+    ap.add_argument("--min-lr", type=float, default=1e-5)
+    ap.add_argument("--warmup", type=int, default=300)
+    ap.add_argument("--wd", type=float, default=1e-4)
+    ap.add_argument("--clip", type=float, default=1.0)
+    ap.add_argument("--grad-w", type=float, default=0.5)
+    ap.add_argument("--census-w", type=float, default=0.1)
+    ap.add_argument("--flow-w", type=float, default=0.02)
+    ap.add_argument("--flow-until", type=float, default=0.3)
+    ap.add_argument("--amp", choices=["bf16", "none"], default="bf16")
+    ap.add_argument("--channels-last", type=int, default=1)
+    ap.add_argument("--bank", type=int, default=1024)
+    ap.add_argument("--max-motion", type=float, default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reuse", type=int, default=1,
+                    help="use each generated batch this many times (later uses mirrored "
+                         "left-right and time-reversed): halves the generator's share at 2")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--log-every", type=int, default=100)
+    ap.add_argument("--ckpt-minutes", type=float, default=2.0)
+    ap.add_argument("--val-start", type=int, default=0, help="validate resumed models first")
+    args = ap.parse_args()
+    if not args.model:
+        args.model = ["default=classic:120:240"]
+    args.run_id = args.run_id or datetime.datetime.now().strftime("run-%Y%m%d-%H%M%S")
+    os.makedirs(args.out, exist_ok=True)
+    t_start = time.time()
+    device = torch.device(args.device)
+    torch.manual_seed(args.seed)
+    if device.type == "cuda":
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+        print(torch.cuda.get_device_name(), torch.__version__, flush=True)
+
+    resumes = dict(r.split("=", 1) for r in args.resume)
+    models = []
+    for spec in args.model:
+        name, cfg, every = parse_model(spec)
+        models.append(Trainee(name, cfg, args, device, resumes.get(name)))
+        models[-1].every = every
+        print(f"[{name}] {cfg} params {models[-1].nparams:,}", flush=True)
+
+    gen = Synth(args.pool, device, args.size, bank=args.bank, max_motion=args.max_motion,
+                seed=args.seed * 7919 + zlib.crc32(args.run_id.encode()) % 100000)
+    triplets = load_triplets(args.val)
+    print(f"pool {len(gen.pool)} images, bank {gen.K}x{gen.R}, {len(triplets)} val triplets, "
+          f"setup {time.time() - t_start:.1f}s", flush=True)
+    if args.val_start:
+        for m in models:
+            if m.resumed:
+                v = validate(m.net, triplets, device)
+                print(f"[{m.name}] DAVIS-val at start: {v and (round(v['psnr'], 3), round(v['ie'], 3))}",
+                      flush=True)
+
+    amp = (torch.autocast("cuda", dtype=torch.bfloat16)
+           if args.amp == "bf16" and device.type == "cuda" else torch.autocast("cpu", enabled=False))
+    budget = args.minutes * 60
+    t0 = time.time()
+    last_ckpt = t0
+    step, samples, gen_s, gen_n, generated = 0, 0, 0.0, 0, 0
+    sync = (torch.cuda.synchronize if device.type == "cuda" else (lambda: None))
+    while True:
+        el = time.time() - t0
+        if el >= budget or (args.max_steps and step >= args.max_steps):
+            break
+        frac = el / budget
+        fw = args.flow_w * max(0.0, 1 - frac / args.flow_until) if args.flow_until > 0 else 0.0
+        use = step % args.reuse
+        if use == 0:
+            timed = step % (args.log_every * args.reuse) == args.reuse
+            if timed:
+                sync()
+                tg = time.time()
+            b = gen.sample(args.batch, flow=fw > 0)
+            generated += args.batch
+            if timed:
+                sync()
+                gen_s += time.time() - tg
+                gen_n += 1
+        else:  # mirror left-right and reverse time: a different sample of the same scene
+            b = {"img0": b["img1"].flip(-1), "img1": b["img0"].flip(-1),
+                 "imgt": b["imgt"].flip(-1), "t": 1 - b["t"]}
+            fw = 0.0
+        img0, img1, gt, t = b["img0"], b["img1"], b["imgt"], b["t"]
+        if args.channels_last and device.type == "cuda":
+            img0 = img0.contiguous(memory_format=torch.channels_last)
+            img1 = img1.contiguous(memory_format=torch.channels_last)
+        for m in models:
+            if step % m.every:
+                continue
+            lr = lr_at(args, m.steps, frac)
+            for gp in m.opt.param_groups:
+                gp["lr"] = lr
+            with amp:
+                o = m.net.forward_train(img0, img1, t)
+            pred = o["pred"].float()
+            l_rec = charb(pred - gt)
+            l_grad = grad_loss(pred, gt)
+            l_cen = census_loss(pred, gt) if args.census_w > 0 else torch.zeros((), device=device)
+            loss = l_rec + args.grad_w * l_grad + args.census_w * l_cen
+            if fw > 0 and "flow" in b:
+                l_flow = charb((o["flow"].float() - b["flow"]) / 20.0)
+                loss = loss + fw * l_flow
+            else:
+                l_flow = torch.zeros((), device=device)
+            m.opt.zero_grad(set_to_none=True)
+            loss.backward()
+            gn = torch.nn.utils.clip_grad_norm_(m.net.parameters(), args.clip)
+            m.opt.step()
+            m.steps += 1
+            for k, v in (("loss", loss), ("loss_rec", l_rec), ("loss_grad", l_grad),
+                         ("loss_census", l_cen), ("loss_flow", l_flow), ("grad_norm", gn)):
+                m.acc[k] = m.acc.get(k, 0.0) + v.detach()
+            m.nacc += 1
+        step += 1
+        samples += args.batch
+        if step % args.log_every == 0:
+            el = time.time() - t0
+            for m in models:
+                if not m.nacc:
+                    continue
+                row = {k: round(float(v) / m.nacc, 5) for k, v in m.acc.items()}
+                if not math.isfinite(row["loss"]):
+                    sys.exit(f"[{m.name}] loss is {row['loss']} at step {step}")
+                row.update(step=m.steps, samples=samples, minutes=round(el / 60, 3),
+                           lr=lr_at(args, m.steps, el / budget), flow_w=round(fw, 4),
+                           samples_per_s=round(samples / el, 1), generated=generated,
+                           gen_ms=round(1000 * gen_s / max(1, gen_n), 2))
+                m.log.append(row)
+                m.acc, m.nacc = {}, 0
+                print(f"[{m.name}] step {m.steps} {el / 60:.2f} min loss {row['loss']:.4f} "
+                      f"rec {row['loss_rec']:.4f} grad {row['loss_grad']:.4f} "
+                      f"cen {row['loss_census']:.4f} flow {row['loss_flow']:.4f} "
+                      f"lr {row['lr']:.2e} {row['samples_per_s']:.0f} samples/s "
+                      f"gen {row['gen_ms']} ms", flush=True)
+        if time.time() - last_ckpt > args.ckpt_minutes * 60:
+            for m in models:
+                m.save(args, samples, time.time() - t0)
+            last_ckpt = time.time()
+    train_s = time.time() - t0
+    print(f"trained {step} steps, {samples} samples in {train_s:.1f}s "
+          f"({samples / max(train_s, 1e-9):.0f} samples/s)", flush=True)
+    summary = {"run_id": args.run_id, "steps": step, "samples": samples, "generated": generated,
+               "train_seconds": round(train_s, 1), "models": {}}
+    for m in models:
+        tv = time.time()
+        m.val = validate(m.net, triplets, device)
+        if m.val:
+            print(f"[{m.name}] DAVIS-val (PyTorch model, t=0.5): PSNR {m.val['psnr']:.3f} dB, "
+                  f"IE {m.val['ie']:.3f} ({time.time() - tv:.1f}s)", flush=True)
+        m.save(args, samples, train_s)
+        summary["models"][m.name] = {"config": m.cfg, "params": m.nparams, "every": m.every,
+                                     "steps_this_run": m.steps,
+                                     "cumulative": m.metadata(args, samples, train_s,
+                                                              m.log[-1] if m.log else {}),
+                                     "val": m.val}
+    summary["wall_seconds"] = round(time.time() - t_start, 1)
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    print(f"done in {summary['wall_seconds']}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
