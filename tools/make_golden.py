@@ -25,9 +25,10 @@ from framecast_model import load_model, save_model, save_safetensors  # noqa: E4
 from framecast_model.testdata import (flow_stats, make_frames, random_net, to_tensor,  # noqa: E402
                                       to_u8, write_png)
 
-# name: variant, c1, c2, film_hidden, refine_width, (W, H), ts, static_guard, model format.
-# Small and unusual widths (C1 not a multiple of 4), sizes that are and are not multiples
-# of 16, t at both ends and inside, the guard on scenes with a static block.
+# name: variant, c1, c2, film_hidden, refine_width, (W, H), ts, static_guard, model format,
+# and refinement blocks (c1, c2, scale) for the quality tier. Small and unusual widths (C1 not
+# a multiple of 4), sizes that are and are not multiples of 16, t at both ends and inside, the
+# guard on scenes with a static block; K = 2 and 3 blocks of every variant.
 CASES = [
     ("classic_32x32", "classic", 8, 12, 0, 0, (32, 32), [0.5], False, "json"),
     ("classic_50x38_guard", "classic", 6, 16, 0, 0, (50, 38), [0.25, 0.8], True, "json"),
@@ -37,17 +38,25 @@ CASES = [
     ("tfact2_64x48_guard", "tfact2", 8, 16, 16, 8, (64, 48), [0.25, 0.5, 0.8], True, "json"),
     ("tfact2_50x38_bf16", "tfact2", 12, 20, 5, 12, (50, 38), [0.0, 0.5, 1.0], False, "BF16"),
     ("tfact2_37x21", "tfact2", 6, 12, 5, 8, (37, 21), [0.8, 0.25], False, "json"),
+    ("k2_classic_50x38", "classic", 8, 12, 0, 0, (50, 38), [0.3, 0.7], False, "json",
+     [(6, 12, 2)]),
+    ("k3_classic_37x21_guard", "classic", 6, 12, 0, 0, (37, 21), [0.5], True, "F16",
+     [(8, 12, 2), (6, 8, 1)]),
+    ("k2_tfact_48x32", "tfact", 8, 12, 5, 0, (48, 32), [0.0, 0.6], False, "json",
+     [(6, 8, 1)]),
+    ("k3_tfact2_50x38", "tfact2", 8, 12, 6, 8, (50, 38), [0.25, 1.0], False, "json",
+     [(8, 12, 4), (6, 8, 2)]),
 ]
 
 
-def write_case(root, seed, name, variant, c1, c2, fh, rw, size, ts, guard, fmt):
+def write_case(root, seed, name, variant, c1, c2, fh, rw, size, ts, guard, fmt, blocks=()):
     d = root / name
     d.mkdir(parents=True)
     f0, f1 = make_frames(*size, seed=1000 + seed, static=guard)
     write_png(d / "frame0.png", f0)
     write_png(d / "frame1.png", f1)
     img0, img1 = to_tensor(f0), to_tensor(f1)
-    net = random_net(variant, c1, c2, fh, rw, seed, img0, img1, ts)
+    net = random_net(variant, c1, c2, fh, rw, seed, img0, img1, ts, blocks=blocks)
     meta = {"name": f"golden/{name}", "note": "random weights, for tests only"}
     if fmt == "json":
         save_model(net, d / "model", meta)
@@ -65,7 +74,7 @@ def write_case(root, seed, name, variant, c1, c2, fh, rw, size, ts, guard, fmt):
             "model": model}
     (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
     s = flow_stats(net, img0, img1, ts)
-    print(f"{name:22s} {variant:7s} c1={c1:<2d} c2={c2:<2d} film={fh:<2d} refine={rw:<2d} "
+    print(f"{name:22s} {variant:7s} blocks={list(blocks)} c1={c1:<2d} c2={c2:<2d} film={fh:<2d} refine={rw:<2d} "
           f"{size[0]}x{size[1]} t={ts} guard={guard} {fmt}: |flow| mean {s['flow_mean']:.2f} "
           f"max {s['flow_max']:.2f} px, sigmoid(mask) {s['mask_min']:.2f}..{s['mask_max']:.2f}")
 

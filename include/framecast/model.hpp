@@ -24,6 +24,19 @@ struct Tensor {
   std::size_t numel() const noexcept { return values.size(); }
 };
 
+// A refinement block k >= 1 (the quality tier, IFNet-style): it runs at input scale `scale`
+// (its input is resampled by 1/scale), sees both frames, both frames warped by the current
+// flow, t (classic) or FiLM(t) (t-factored), the mask and the flow, and adds a residual to the
+// flow and the mask.
+struct RefinementBlock {
+  int index = 1;           // k in block{k}.*
+  int scale = 2;           // 4, 2 or 1: block0 runs at 4
+  int input_channels = 0;  // 18 classic (with t), 17 t-factored
+  int c1 = 0;
+  int c2 = 0;
+  int film_hidden = 0;     // t-factored models: block{k}.film.*
+};
+
 // The widths of the graph, all read from the tensor shapes.
 struct ModelShape {
   Variant variant = Variant::classic;
@@ -32,6 +45,7 @@ struct ModelShape {
   int c2 = 0;              // trunk width
   int film_hidden = 0;     // FiLM MLP hidden width (tfact, tfact2)
   int refine_width = 0;    // refine head width (tfact2)
+  std::vector<RefinementBlock> blocks;  // after block0; empty for the seed's 1-block student
 };
 
 class Model {

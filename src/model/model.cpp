@@ -1,7 +1,9 @@
 #include "framecast/model.hpp"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "framecast/error.hpp"
 #include "model/model_files.hpp"
@@ -70,14 +72,68 @@ class Validator {
   std::set<std::string> seen_;
 };
 
-ModelShape validate(const std::map<std::string, Tensor>& tensors, const std::string& source) {
+// Block k's input scale: "block_scales" in the metadata (block0's 4 first; a JSON array, or
+// its text where the format stores strings, as safetensors does), else 4, 2, 1, 1, ...
+std::vector<int> block_scales(const std::string& metadata_json, std::size_t blocks,
+                              const std::string& source) {
+  std::vector<int> scales;
+  for (std::size_t k = 0; k < blocks; ++k) scales.push_back(std::max(1, 4 >> k));
+  const auto metadata = nlohmann::json::parse(metadata_json, nullptr, false);
+  if (!metadata.is_object() || !metadata.contains("block_scales")) return scales;
+  auto given = metadata["block_scales"];
+  if (given.is_string()) given = nlohmann::json::parse(given.get<std::string>(), nullptr, false);
+  const auto bad = [&](const std::string& why) {
+    throw Error(ErrorKind::model, source + ": metadata block_scales " + why);
+  };
+  if (!given.is_array() || given.size() != blocks)
+    bad("must list one scale per block (" + std::to_string(blocks) + ")");
+  for (std::size_t k = 0; k < blocks; ++k) {
+    if (!given[k].is_number_integer()) bad("holds a non-integer");
+    scales[k] = given[k].get<int>();
+    if (scales[k] != 1 && scales[k] != 2 && scales[k] != 4) bad("allows 4, 2 and 1 only");
+  }
+  if (scales[0] != 4) bad("must start with 4 (block0's scale)");
+  return scales;
+}
+
+// One block's convolution tensors; returns {c1, c2}.
+std::pair<int, int> validate_block(Validator& v, const std::string& block, int input_channels) {
+  const auto& a = v.shape_of(block + ".conv0.0.0.weight", 4);
+  const int c1 = int(a[0]);
+  if (a[1] != input_channels)
+    v.fail(block + ".conv0.0.0.weight", "has " + std::to_string(a[1]) +
+                                            " input channels, this block needs " +
+                                            std::to_string(input_channels));
+  const int c2 = int(v.shape_of(block + ".conv0.1.0.weight", 4)[0]);
+  v.conv(block + ".conv0.0.0", c1, input_channels, block + ".conv0.0.1.weight");
+  v.conv(block + ".conv0.1.0", c2, c1, block + ".conv0.1.1.weight");
+  for (int i = 0; i < 8; ++i) {
+    const std::string p = block + ".convblock." + std::to_string(i);
+    v.conv(p + ".0", c2, c2, p + ".1.weight");
+  }
+  v.expect(block + ".lastconv.weight", {c2, 5, 4, 4});
+  v.expect(block + ".lastconv.bias", {5});
+  return {c1, c2};
+}
+
+// The FiLM MLP under `prefix` (film or block{k}.film) for a trunk of width c2; its hidden width.
+int validate_film(Validator& v, const std::string& prefix, int c2) {
+  const int hidden = int(v.shape_of(prefix + ".0.weight", 2)[0]);
+  v.expect(prefix + ".0.weight", {hidden, 1});
+  v.expect(prefix + ".0.bias", {hidden});
+  v.expect(prefix + ".2.weight", {2 * std::int64_t(c2), hidden});
+  v.expect(prefix + ".2.bias", {2 * std::int64_t(c2)});
+  return hidden;
+}
+
+ModelShape validate(const std::map<std::string, Tensor>& tensors, const std::string& metadata_json,
+                    const std::string& source) {
   Validator v(tensors, source);
   ModelShape s;
-  const auto& a = v.shape_of("block0.conv0.0.0.weight", 4);
-  s.c1 = int(a[0]);
-  s.input_channels = int(a[1]);
-  const auto& b = v.shape_of("block0.conv0.1.0.weight", 4);
-  s.c2 = int(b[0]);
+  const auto& conv0a = v.shape_of("block0.conv0.0.0.weight", 4);
+  s.c1 = int(conv0a[0]);
+  s.input_channels = int(conv0a[1]);
+  s.c2 = int(v.shape_of("block0.conv0.1.0.weight", 4)[0]);
   const bool film = tensors.count("film.0.weight") || tensors.count("film.2.weight");
   const bool refine = tensors.count("refine.c0.weight") != 0;
   s.variant = refine ? Variant::tfact2 : film ? Variant::tfact : Variant::classic;
@@ -88,21 +144,20 @@ ModelShape validate(const std::map<std::string, Tensor>& tensors, const std::str
                (film ? "t-factored (film.*) model needs 6" : "classic model needs 7"));
   if (refine && !film) v.fail("refine.c0.weight", "needs the FiLM tensors film.* (tfact2)");
 
-  v.conv("block0.conv0.0.0", s.c1, s.input_channels, "block0.conv0.0.1.weight");
-  v.conv("block0.conv0.1.0", s.c2, s.c1, "block0.conv0.1.1.weight");
-  for (int i = 0; i < 8; ++i) {
-    const std::string p = "block0.convblock." + std::to_string(i);
-    v.conv(p + ".0", s.c2, s.c2, p + ".1.weight");
+  validate_block(v, "block0", s.input_channels);
+  if (film) s.film_hidden = validate_film(v, "film", s.c2);
+  // Refinement blocks: both frames, both warped frames, [t,] mask and flow.
+  for (int k = 1; tensors.count("block" + std::to_string(k) + ".conv0.0.0.weight"); ++k) {
+    const std::string block = "block" + std::to_string(k);
+    RefinementBlock rb;
+    rb.index = k;
+    rb.input_channels = film ? 17 : 18;
+    std::tie(rb.c1, rb.c2) = validate_block(v, block, rb.input_channels);
+    if (film) rb.film_hidden = validate_film(v, block + ".film", rb.c2);
+    s.blocks.push_back(rb);
   }
-  v.expect("block0.lastconv.weight", {s.c2, 5, 4, 4});
-  v.expect("block0.lastconv.bias", {5});
-  if (film) {
-    s.film_hidden = int(v.shape_of("film.0.weight", 2)[0]);
-    v.expect("film.0.weight", {s.film_hidden, 1});
-    v.expect("film.0.bias", {s.film_hidden});
-    v.expect("film.2.weight", {2 * std::int64_t(s.c2), s.film_hidden});
-    v.expect("film.2.bias", {2 * std::int64_t(s.c2)});
-  }
+  const auto scales = block_scales(metadata_json, s.blocks.size() + 1, source);
+  for (auto& rb : s.blocks) rb.scale = scales[rb.index];
   if (refine) {
     s.refine_width = int(v.shape_of("refine.c0.weight", 4)[0]);
     const std::int64_t r = s.refine_width;
@@ -129,7 +184,7 @@ const char* variant_name(Variant v) {
 Model Model::from_tensors(std::map<std::string, Tensor> tensors, std::string metadata_json,
                           std::string source) {
   Model m;
-  m.shape_ = validate(tensors, source);
+  m.shape_ = validate(tensors, metadata_json, source);
   m.tensors_ = std::move(tensors);
   m.metadata_json_ = std::move(metadata_json);
   m.source_ = std::move(source);

@@ -35,8 +35,9 @@ Planes quarter_input(int w, int h, int channels, float t) {
 
 void compare_nets(const Model& model, int w, int h) {
   const int pw = (w + 15) / 16 * 16, ph = (h + 15) / 16 * 16;
-  auto fast = make_dnnl_net(model, pw, ph);
-  auto ref = make_reference_net(model, pw, ph);
+  const BlockSpec block0{"block0", pw / 4, ph / 4, model.variant() == Variant::tfact2};
+  auto fast = make_dnnl_net(model, block0);
+  auto ref = make_reference_net(model, block0);
   const Planes xq = quarter_input(w, h, model.shape().input_channels, 0.4f);
   fast->encode(xq);
   ref->encode(xq);

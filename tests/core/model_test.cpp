@@ -157,8 +157,15 @@ TEST(Model, NonFiniteValueIsNamed) {
 TEST(Model, UnknownTensorIsNamed) {
   TempDir dir;
   auto tensors = tensors_of(sample_model());
-  tensors["block1.conv0.0.0.weight"] = Tensor{{2}, {1.0f, 2.0f}};
-  expect_load_error(write_json_bin(dir, tensors), {"block1.conv0.0.0.weight", "unknown"});
+  tensors["block0.decoder.weight"] = Tensor{{2}, {1.0f, 2.0f}};
+  expect_load_error(write_json_bin(dir, tensors), {"block0.decoder.weight", "unknown"});
+}
+
+TEST(Model, IncompleteRefinementBlockIsNamed) {
+  TempDir dir;
+  auto tensors = tensors_of(sample_model());
+  tensors["block1.conv0.0.0.weight"] = Tensor{{4, 18, 3, 3}, std::vector<float>(4 * 18 * 9, 0.01f)};
+  expect_load_error(write_json_bin(dir, tensors), {"block1.conv0.1.0.weight", "missing"});
 }
 
 TEST(Model, RefineWithoutFilmIsRejected) {

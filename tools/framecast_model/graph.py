@@ -83,15 +83,39 @@ def conv_prelu(ci, co, stride):
     return nn.Sequential(nn.Conv2d(ci, co, 3, stride, 1), nn.PReLU(co))
 
 
-class Block(nn.Module):
-    """block0 of the seed: the tensor names block0.conv0.*, block0.convblock.*,
-    block0.lastconv.* come from this structure."""
+def film_mlp(hidden, c2):
+    """FiLM(t) -> [scale | shift] of a trunk of width c2 (the seed's filmParams)."""
+    return nn.Sequential(nn.Linear(1, hidden), nn.ReLU(), nn.Linear(hidden, 2 * c2))
 
-    def __init__(self, ci, c1, c2):
+
+def apply_film(f, film, t):
+    """f * (1 + scale) + shift, per channel, one t per sample."""
+    p = film(t.reshape(-1, 1))
+    c2 = f.shape[1]
+    return f * (1.0 + p[:, :c2, None, None]) + p[:, c2:, None, None]
+
+
+class Block(nn.Module):
+    """One flow block: the tensor names blockK.conv0.*, blockK.convblock.*, blockK.lastconv.*
+    (and blockK.film.* for refinement blocks of t-factored models) come from this structure."""
+
+    def __init__(self, ci, c1, c2, film_hidden=0):
         super().__init__()
         self.conv0 = nn.Sequential(conv_prelu(ci, c1, 2), conv_prelu(c1, c2, 2))
         self.convblock = nn.Sequential(*[conv_prelu(c2, c2, 1) for _ in range(8)])
         self.lastconv = nn.ConvTranspose2d(c2, 5, 4, 2, 1)  # weight [c2, 5, 4, 4]
+        if film_hidden:
+            self.film = film_mlp(film_hidden, c2)
+
+    def trunk(self, x, film=None, t=None):
+        """conv0, eight convblocks with FiLM(t) before the seventh, the residual, the deconv:
+        the coarse [N, 5, h/2, w/2] flow and mask of input x [N, ci, h, w]."""
+        feat0 = self.conv0(x)
+        f = self.convblock[:6](feat0)
+        if film is not None:
+            f = apply_film(f, film, t)
+        f = self.convblock[6:](f) + feat0  # residual added after the eighth conv+PReLU
+        return self.lastconv(f)
 
 
 class RefineHead(nn.Module):
@@ -114,30 +138,54 @@ class RefineHead(nn.Module):
 
 
 class FramecastNet(nn.Module):
-    """Framecast's 1-block flow network. state_dict keys are the model-file tensor names."""
+    """Framecast's flow network: block0 (the seed's 1-block student) and optional refinement
+    blocks (the quality tier). state_dict keys are the model-file tensor names.
+
+    blocks: one (c1, c2, scale) per refinement block k = 1, 2, ...; scale 4, 2 or 1 is the
+    factor its input is resampled down by (block0 runs at 4). Block k sees both frames, both
+    frames warped by the current flow, t (classic) or FiLM(t) through its own blockK.film
+    (t-factored), the mask logits and the flow / scale, and adds its upsampled output to the
+    flow (times 2 * scale) and the mask, like RIFE's IFBlock."""
 
     def __init__(self, variant: str, c1: int, c2: int, film_hidden: int = 64,
-                 refine_width: int = 32):
+                 refine_width: int = 32, blocks=()):
         super().__init__()
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}, expected one of {VARIANTS}")
         self.variant = variant
-        self.block0 = Block(7 if variant == "classic" else 6, c1, c2)
-        if variant != "classic":  # t enters through FiLM after convblock 5
-            self.film = nn.Sequential(nn.Linear(1, film_hidden), nn.ReLU(),
-                                      nn.Linear(film_hidden, 2 * c2))
+        tfact = variant != "classic"
+        self.block0 = Block(6 if tfact else 7, c1, c2)
+        if tfact:  # t enters through FiLM after convblock 5
+            self.film = film_mlp(film_hidden, c2)
+        self.scales = [4]
+        for k, (bc1, bc2, scale) in enumerate(blocks, 1):
+            if scale not in (1, 2, 4):
+                raise ValueError(f"block{k}: scale {scale} is not 4, 2 or 1")
+            setattr(self, f"block{k}", Block(17 if tfact else 18, bc1, bc2,
+                                             film_hidden if tfact else 0))
+            self.scales.append(scale)
         if variant == "tfact2":
             self.refine = RefineHead(refine_width)
 
+    def refinement_blocks(self):
+        """(block k, its scale) for k = 1, 2, ..."""
+        return [(getattr(self, f"block{k}"), s) for k, s in enumerate(self.scales[1:], 1)]
+
     def config(self):
-        """Variant and widths (0 for a part the variant lacks), as stored in model metadata."""
-        return {
+        """Variant and widths (0 for a part the variant lacks), as stored in model metadata;
+        models with refinement blocks also carry their widths and every block's scale."""
+        cfg = {
             "variant": self.variant,
             "c1": self.block0.conv0[0][0].out_channels,
             "c2": self.block0.conv0[1][0].out_channels,
             "film_hidden": self.film[0].out_features if hasattr(self, "film") else 0,
             "refine_width": self.refine.c0.out_channels if hasattr(self, "refine") else 0,
         }
+        if len(self.scales) > 1:
+            cfg["blocks"] = [[b.conv0[0][0].out_channels, b.conv0[1][0].out_channels, s]
+                             for b, s in self.refinement_blocks()]
+            cfg["block_scales"] = self.scales
+        return cfg
 
     def _run(self, img0, img1, t):
         n, _, h, w = img0.shape
@@ -148,18 +196,20 @@ class FramecastNet(nn.Module):
         if self.variant == "classic":
             # the seed writes t after resampling (wgslPrepQuarter), so the plane is exactly t
             xq = torch.cat((xq, t.reshape(n, 1, 1, 1).expand(n, 1, H // 4, W // 4)), 1)
-        b = self.block0
-        feat0 = b.conv0(xq)
-        f = b.convblock[:6](feat0)
-        if self.variant != "classic":
-            p = self.film(t.reshape(n, 1))  # the seed's filmParams: [scale | shift]
-            c2 = f.shape[1]
-            f = f * (1.0 + p[:, :c2, None, None]) + p[:, c2:, None, None]
-        f = b.convblock[6:](f) + feat0  # residual added after the eighth conv+PReLU
+        tfact = self.variant != "classic"
+        coarse = self.block0.trunk(xq, self.film if tfact else None, t)
         # flow, mask and everything after stay float32 (also under autocast): the flow is
         # in pixels and the warp is sensitive to it
-        up = resize(b.lastconv(f).float(), H, W)
+        up = resize(coarse.float(), H, W)
         flow, mask = up[:, :4] * 8.0, up[:, 4:5]
+        for block, s in self.refinement_blocks():
+            w0, w1 = warp(x0, flow[:, 0:2]), warp(x1, flow[:, 2:4])
+            tplane = [] if tfact else [t.reshape(n, 1, 1, 1).expand(n, 1, H, W)]
+            x = torch.cat([x0, x1, w0, w1] + tplane + [mask, flow / s], 1)
+            if s > 1:
+                x = resize(x, H // s, W // s)
+            up = resize(block.trunk(x, getattr(block, "film", None), t).float(), H, W)
+            flow, mask = flow + up[:, :4] * (2.0 * s), mask + up[:, 4:5]
         w0, w1 = warp(x0, flow[:, 0:2]), warp(x1, flow[:, 2:4])
         m = torch.sigmoid(mask)
         out = w0 * m + w1 * (1.0 - m)

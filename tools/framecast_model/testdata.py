@@ -127,18 +127,22 @@ def _calibrate(net, layer, run, std, mean):
 
 @torch.no_grad()
 def random_net(variant, c1, c2, film_hidden, refine_width, seed, img0, img1, ts,
-               flow_px=3.0):
+               flow_px=3.0, blocks=()):
     """A random FramecastNet calibrated on (img0, img1) [1, 3, H, W] at the given ts: flow
     std ~flow_px pixels around a random mean of up to +-flow_px, mask logits of std 1.5,
-    tfact2 refine logits of std 0.15 (residuals of ~+-20 LSB)."""
+    each refinement block's residual ~1 px and 0.5 in mask logits, tfact2 refine logits of
+    std 0.15 (residuals of ~+-20 LSB)."""
     torch.manual_seed(seed)
-    net = FramecastNet(variant, c1, c2, film_hidden, refine_width).eval()
+    net = FramecastNet(variant, c1, c2, film_hidden, refine_width, blocks).eval()
     _init(net)
     n = len(ts)
     a, b, t = img0.expand(n, -1, -1, -1), img1.expand(n, -1, -1, -1), torch.tensor(ts)
     mean = torch.cat(((torch.rand(4) * 2 - 1) * flow_px / 8, torch.zeros(1)))
     std = torch.tensor([flow_px / 8] * 4 + [1.5])
     _calibrate(net, net.block0.lastconv, lambda: net(a, b, t), std, mean)
+    for block, scale in net.refinement_blocks():  # in order: each sees the flows before it
+        _calibrate(net, block.lastconv, lambda: net(a, b, t),
+                   torch.tensor([1.0 / (2 * scale)] * 4 + [0.5]), torch.zeros(5))
     if variant == "tfact2":
         _calibrate(net, net.refine.c3, lambda: net(a, b, t), torch.full((3,), 0.15),
                    torch.zeros(3))

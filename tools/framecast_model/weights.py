@@ -115,18 +115,34 @@ def read_tensors(path):
     return tensors, meta
 
 
+def block_scales(meta, count):
+    """Every block's input scale: metadata "block_scales" (a list, or its JSON text where
+    safetensors stores strings), else 4, 2, 1, 1, ... as in the runtime."""
+    scales = meta.get("block_scales")
+    if isinstance(scales, str):
+        scales = json.loads(scales)
+    return list(scales) if scales else [max(1, 4 >> k) for k in range(count)]
+
+
 def load_model(path):
     """A FramecastNet from either format; variant and widths come from the tensors
-    (classic: no film.*; tfact: film.*; tfact2: film.* and refine.*), as in the runtime."""
-    tensors, _ = read_tensors(path)
+    (classic: no film.*; tfact: film.*; tfact2: film.* and refine.*; blockK.* for K >= 1
+    are refinement blocks), as in the runtime."""
+    tensors, meta = read_tensors(path)
 
     def width(name):
         return tensors[name].shape[0] if name in tensors else 0
 
     film, refine = "film.0.weight" in tensors, "refine.c0.weight" in tensors
     variant = ("tfact2" if refine else "tfact") if film else "classic"
+    count = 1
+    while f"block{count}.conv0.0.0.weight" in tensors:
+        count += 1
+    scales = block_scales(meta, count)
+    blocks = [(width(f"block{k}.conv0.0.0.weight"), width(f"block{k}.conv0.1.0.weight"),
+               scales[k]) for k in range(1, count)]
     net = FramecastNet(variant, width("block0.conv0.0.0.weight"),
                        width("block0.conv0.1.0.weight"), width("film.0.weight"),
-                       width("refine.c0.weight"))
+                       width("refine.c0.weight"), blocks)
     net.load_state_dict(tensors, strict=True)  # names and shapes must all match
     return net.eval()

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 
 #include "backends/cpu/planes.hpp"
 #include "framecast/model.hpp"
@@ -30,8 +31,16 @@ class ConvNet {
   virtual void refine(const Planes& rin, Planes& features) = 0;
 };
 
-// width and height are the padded network size (multiples of 16).
-std::unique_ptr<ConvNet> make_reference_net(const Model& model, int width, int height);
-std::unique_ptr<ConvNet> make_dnnl_net(const Model& model, int width, int height);
+// One flow block's convolutions: block0 reads the quarter-resolution frames, a refinement
+// block its own input at 1/scale of the padded grid.
+struct BlockSpec {
+  std::string name;                     // tensor prefix: "block0", "block1", ...
+  int input_width = 0;                  // the block's input size (multiples of 4)
+  int input_height = 0;
+  bool refine_head = false;             // tfact2's head rides on block0's net
+};
+
+std::unique_ptr<ConvNet> make_reference_net(const Model& model, const BlockSpec& block);
+std::unique_ptr<ConvNet> make_dnnl_net(const Model& model, const BlockSpec& block);
 
 }  // namespace framecast::cpu

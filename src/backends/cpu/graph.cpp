@@ -24,12 +24,16 @@ CpuRuntime::CpuRuntime(const Model& model, int width, int height, const RuntimeO
     throw Error(ErrorKind::invalid_argument, "invalid frame size");
   if (options.precision == Precision::f16)
     throw Error(ErrorKind::unsupported, "the CPU backend computes in f32 only (--precision f16)");
-  net_ = path == CpuPath::fast ? make_dnnl_net(model, padded_width_, padded_height_)
-                               : make_reference_net(model, padded_width_, padded_height_);
+  const auto make_net = path == CpuPath::fast ? make_dnnl_net : make_reference_net;
+  nets_.push_back(make_net(model, {"block0", padded_width_ / 4, padded_height_ / 4,
+                                   model.variant() == Variant::tfact2}));
+  for (const auto& b : model.shape().blocks)
+    nets_.push_back(make_net(model, {"block" + std::to_string(b.index), padded_width_ / b.scale,
+                                     padded_height_ / b.scale, false}));
 }
 
 template <typename F>
-void CpuRuntime::stage(const char* name, F&& work) {
+void CpuRuntime::stage(const std::string& name, F&& work) {
   if (!options_.profile) {
     work();
     return;
@@ -47,9 +51,9 @@ void CpuRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
   stage("prep", [&] { frames_to_planes(frame0, frame1, imgs_); });
   if (model_.variant() != Variant::classic) {  // the t-free trunk, once per pair
     stage("prep_quarter", [&] { prep_quarter(imgs_, padded_width_, padded_height_, 6, 0.0f, xq_); });
-    stage("encoder", [&] { net_->encode(xq_); });
-    stage("trunk", [&] { net_->convblocks(0, 6); });
-    net_->save_trunk();
+    stage("encoder", [&] { nets_[0]->encode(xq_); });
+    stage("trunk", [&] { nets_[0]->convblocks(0, 6); });
+    nets_[0]->save_trunk();
   }
   prepared_ = true;
 }
@@ -61,26 +65,48 @@ Frame CpuRuntime::mid(float t) {
   if (options_.profile) profile_.clear();
   if (model_.variant() == Variant::classic) {
     stage("prep_quarter", [&] { prep_quarter(imgs_, padded_width_, padded_height_, 7, t, xq_); });
-    stage("encoder", [&] { net_->encode(xq_); });
-    stage("trunk", [&] { net_->convblocks(0, 8); });
+    stage("encoder", [&] { nets_[0]->encode(xq_); });
+    stage("trunk", [&] { nets_[0]->convblocks(0, 8); });
   } else {
-    net_->restore_trunk();
-    stage("film", [&] { net_->film(film_params(model_, t)); });
-    stage("trunk_tail", [&] { net_->convblocks(6, 8); });
+    nets_[0]->restore_trunk();
+    stage("film", [&] { nets_[0]->film(film_params(model_, t)); });
+    stage("trunk_tail", [&] { nets_[0]->convblocks(6, 8); });
   }
-  stage("deconv", [&] { net_->decode(tmp8_); });
+  stage("deconv", [&] { nets_[0]->decode(tmp8_); });
+  // The 1-block student reads block0's coarse output directly (the seed's fused pass).
+  if (nets_.size() > 1) run_refinement_blocks(t);
+  const FlowField flow = nets_.size() > 1 ? FlowField(field_, 1) : FlowField(tmp8_);
   const Planes* residual = nullptr;
   if (model_.variant() == Variant::tfact2) {
     stage("refine", [&] {
-      refine_prep(tmp8_, imgs_, rin_);
-      net_->refine(rin_, refine_features_);
+      refine_prep(flow, imgs_, rin_);
+      nets_[0]->refine(rin_, refine_features_);
       refine_out(refine_features_, model_, residual_);
     });
     residual = &residual_;
   }
   Frame out(width(), height(), depth_);
-  stage("flow_out", [&] { flow_out(tmp8_, imgs_, residual, options_.static_guard, out); });
+  stage("flow_out", [&] { flow_out(flow, imgs_, residual, options_.static_guard, out); });
   return out;
+}
+
+void CpuRuntime::run_refinement_blocks(float t) {
+  stage("flow_field", [&] { upsample_flow(tmp8_, padded_width_, padded_height_, 8.0f, field_); });
+  const bool classic = model_.variant() == Variant::classic;
+  for (std::size_t i = 1; i < nets_.size(); ++i) {
+    const RefinementBlock& b = model_.shape().blocks[i - 1];
+    const std::string name = "block" + std::to_string(b.index);
+    ConvNet& net = *nets_[i];
+    stage(name + "_input", [&] { refinement_input(imgs_, field_, classic, t, b.scale, block_input_); });
+    stage(name + "_trunk", [&] {
+      net.encode(block_input_);
+      net.convblocks(0, 6);
+      if (!classic) net.film(film_params(model_, name + ".film", t));
+      net.convblocks(6, 8);
+      net.decode(tmp8_);
+    });
+    stage(name + "_flow", [&] { add_flow_residual(tmp8_, 2.0f * float(b.scale), field_); });
+  }
 }
 
 std::string CpuRuntime::describe() const {

@@ -1,5 +1,6 @@
 // The CPU runtime: the seed's schedule (prep, encoder, trunk, FiLM, decoder, refine,
-// flow-out) over a ConvNet, with the pair-only work done once per pair.
+// flow-out) over ConvNets, with the pair-only work done once per pair. Models with
+// refinement blocks accumulate a full-resolution flow field block by block.
 #pragma once
 
 #include <chrono>
@@ -25,14 +26,17 @@ class CpuRuntime final : public Runtime {
  private:
   // Times one stage into the profile when profiling.
   template <typename F>
-  void stage(const char* name, F&& work);
+  void stage(const std::string& name, F&& work);
 
   const Model& model_;
   RuntimeOptions options_;
   CpuPath path_;
   int padded_width_, padded_height_;
-  std::unique_ptr<ConvNet> net_;
-  Planes imgs_, xq_, tmp8_, rin_, refine_features_, residual_;
+  // The flow and mask after every block: refinement blocks run on the full-resolution field.
+  void run_refinement_blocks(float t);
+
+  std::vector<std::unique_ptr<ConvNet>> nets_;  // block0, then the refinement blocks
+  Planes imgs_, xq_, tmp8_, field_, block_input_, rin_, refine_features_, residual_;
   SampleDepth depth_ = SampleDepth::u8;
   bool prepared_ = false;
   std::vector<StageTime> profile_;

@@ -17,26 +17,27 @@ using dt = memory::data_type;
 
 class DnnlNet final : public ConvNet {
  public:
-  DnnlNet(const Model& model, int width, int height) : model_(model) {
-    const auto& s = model.shape();
-    const memory::dim w4 = width / 4, h4 = height / 4;
-    xq_md_ = plain({1, s.input_channels, h4, w4});
-    conv0a_ = make_conv("block0.conv0.0.0", "block0.conv0.0.1.weight", xq_md_, 2,
-                        any({1, s.c1, h4 / 2, w4 / 2}));
-    conv0b_ = make_conv("block0.conv0.1.0", "block0.conv0.1.1.weight", conv0a_.dst_md, 2,
-                        any({1, s.c2, h4 / 4, w4 / 4}));
+  DnnlNet(const Model& model, const BlockSpec& block) : model_(model) {
+    const std::string& b = block.name;
+    const auto& in_shape = model.tensor(b + ".conv0.0.0.weight").shape;
+    const memory::dim c1 = in_shape[0], c2 = model.tensor(b + ".conv0.1.0.weight").shape[0];
+    const memory::dim w = block.input_width, h = block.input_height;
+    xq_md_ = plain({1, in_shape[1], h, w});
+    conv0a_ = make_conv(b + ".conv0.0.0", b + ".conv0.0.1.weight", xq_md_, 2, any({1, c1, h / 2, w / 2}));
+    conv0b_ = make_conv(b + ".conv0.1.0", b + ".conv0.1.1.weight", conv0a_.dst_md, 2,
+                        any({1, c2, h / 4, w / 4}));
     const memory::desc act_md = conv0b_.dst_md;  // the whole trunk shares one layout
     for (int i = 0; i < 8; ++i) {
-      const std::string p = "block0.convblock." + std::to_string(i);
+      const std::string p = b + ".convblock." + std::to_string(i);
       blocks_.push_back(make_conv(p + ".0", p + ".1.weight", act_md, 1, act_md, i == 7));
     }
     f8_ = memory(conv0a_.dst_md, engine_);
     act_ = memory(act_md, engine_);
     tmp_ = memory(act_md, engine_);
     feat0_ = memory(act_md, engine_);
-    make_decoder(act_md, h4 / 2, w4 / 2);
-    if (s.film_hidden > 0) make_film(act_md);
-    if (s.refine_width > 0) make_refine(h4, w4);
+    make_decoder(b, act_md, h / 2, w / 2);
+    if (model.shape().film_hidden > 0) make_film(act_md);
+    if (block.refine_head) make_refine(h, w);
   }
 
   void encode(const Planes& xq) override {
@@ -168,7 +169,8 @@ class DnnlNet final : public ConvNet {
     std::memcpy(to.get_data_handle(), from.get_data_handle(), from.get_desc().get_size());
   }
 
-  void make_decoder(const memory::desc& act_md, memory::dim h8, memory::dim w8) {
+  void make_decoder(const std::string& block, const memory::desc& act_md, memory::dim h8,
+                    memory::dim w8) {
     const auto c2 = act_md.dims()[1];
     const memory::dims wdims = {5, c2, 4, 4};
     const memory::desc bias_md({5}, dt::f32, tag::x);
@@ -182,8 +184,8 @@ class DnnlNet final : public ConvNet {
     deconv_ = dnnl::deconvolution_forward(pd);
     deconv_out_ = memory(pd.dst_desc(), engine_);
     // PyTorch's ConvTranspose2d keeps [in, out, kh, kw]: oneDNN's iohw.
-    deconv_weights_ = packed({wdims, dt::f32, tag::iohw}, pd.weights_desc(), "block0.lastconv.weight");
-    deconv_bias_ = user_memory(bias_md, "block0.lastconv.bias");
+    deconv_weights_ = packed({wdims, dt::f32, tag::iohw}, pd.weights_desc(), block + ".lastconv.weight");
+    deconv_bias_ = user_memory(bias_md, block + ".lastconv.bias");
   }
 
   void make_film(const memory::desc& act_md) {
@@ -224,9 +226,9 @@ class DnnlNet final : public ConvNet {
 
 }  // namespace
 
-std::unique_ptr<ConvNet> make_dnnl_net(const Model& model, int width, int height) {
+std::unique_ptr<ConvNet> make_dnnl_net(const Model& model, const BlockSpec& block) {
   try {
-    return std::make_unique<DnnlNet>(model, width, height);
+    return std::make_unique<DnnlNet>(model, block);
   } catch (const dnnl::error& e) {
     throw Error(ErrorKind::internal, std::string("oneDNN could not build the network: ") + e.what());
   }

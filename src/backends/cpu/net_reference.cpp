@@ -6,22 +6,23 @@ namespace {
 
 class ReferenceNet final : public ConvNet {
  public:
-  ReferenceNet(const Model& model, int width, int height)
+  ReferenceNet(const Model& model, const BlockSpec& block)
       : model_(model),
-        c2_(model.shape().c2),
-        act_(c2_, height / 16, width / 16),
-        tmp_(c2_, height / 16, width / 16) {}
+        name_(block.name),
+        act_(int(model.tensor(name_ + ".conv0.1.0.weight").shape[0]), block.input_height / 4,
+             block.input_width / 4),
+        tmp_(act_) {}
 
   void encode(const Planes& xq) override {
-    Planes f8(model_.shape().c1, xq.height / 2, xq.width / 2);
-    conv("block0.conv0.0.0", "block0.conv0.0.1.weight", 2, xq, f8);
-    conv("block0.conv0.1.0", "block0.conv0.1.1.weight", 2, f8, act_);
+    Planes f8(int(model_.tensor(name_ + ".conv0.0.0.weight").shape[0]), xq.height / 2, xq.width / 2);
+    conv(name_ + ".conv0.0.0", name_ + ".conv0.0.1.weight", 2, xq, f8);
+    conv(name_ + ".conv0.1.0", name_ + ".conv0.1.1.weight", 2, f8, act_);
     feat0_ = act_;
   }
 
   void convblocks(int first, int last) override {
     for (int i = first; i < last; ++i) {
-      const std::string p = "block0.convblock." + std::to_string(i);
+      const std::string p = name_ + ".convblock." + std::to_string(i);
       conv(p + ".0", p + ".1.weight", 1, act_, tmp_);
       std::swap(act_, tmp_);
     }
@@ -34,8 +35,8 @@ class ReferenceNet final : public ConvNet {
 
   void decode(Planes& tmp8) override {
     tmp8 = Planes(5, act_.height * 2, act_.width * 2);
-    deconv4x4s2(act_, model_.tensor("block0.lastconv.weight").values.data(),
-                model_.tensor("block0.lastconv.bias").values.data(), tmp8);
+    deconv4x4s2(act_, model_.tensor(name_ + ".lastconv.weight").values.data(),
+                model_.tensor(name_ + ".lastconv.bias").values.data(), tmp8);
   }
 
   void refine(const Planes& rin, Planes& features) override {
@@ -57,14 +58,14 @@ class ReferenceNet final : public ConvNet {
   }
 
   const Model& model_;
-  int c2_;
+  std::string name_;
   Planes act_, tmp_, feat0_, trunk_;
 };
 
 }  // namespace
 
-std::unique_ptr<ConvNet> make_reference_net(const Model& model, int width, int height) {
-  return std::make_unique<ReferenceNet>(model, width, height);
+std::unique_ptr<ConvNet> make_reference_net(const Model& model, const BlockSpec& block) {
+  return std::make_unique<ReferenceNet>(model, block);
 }
 
 }  // namespace framecast::cpu

@@ -35,11 +35,17 @@ struct FlowSample {
   float fx0, fy0, fx1, fy1, mask;
 };
 
-inline FlowSample sample_flow(const Planes& tmp8, int x, int y) {
-  const float sx = (float(x) + 0.5f) / 8.0f - 0.5f;
-  const float sy = (float(y) + 0.5f) / 8.0f - 0.5f;
-  auto up = [&](int c) { return bilinear(tmp8.plane(c), tmp8.width, tmp8.height, sx, sy); };
-  return {up(0) * 8.0f, up(1) * 8.0f, up(2) * 8.0f, up(3) * 8.0f, sigmoid(up(4))};
+inline FlowSample sample_flow(const FlowField& field, int x, int y) {
+  const Planes& p = field.planes;
+  if (field.factor == 1) {
+    const std::size_t i = std::size_t(y) * p.width + x;
+    return {p.plane(0)[i], p.plane(1)[i], p.plane(2)[i], p.plane(3)[i], sigmoid(p.plane(4)[i])};
+  }
+  const float f = float(field.factor);
+  const float sx = (float(x) + 0.5f) / f - 0.5f;
+  const float sy = (float(y) + 0.5f) / f - 0.5f;
+  auto up = [&](int c) { return bilinear(p.plane(c), p.width, p.height, sx, sy); };
+  return {up(0) * f, up(1) * f, up(2) * f, up(3) * f, sigmoid(up(4))};
 }
 
 // Backward warp of the three planes starting at `base` (0: frame0, 3: frame1).
@@ -149,11 +155,11 @@ void deconv4x4s2(const Planes& src, const float* weight, const float* bias, Plan
   }
 }
 
-std::vector<float> film_params(const Model& model, float t) {
-  const auto& w0 = model.tensor("film.0.weight").values;
-  const auto& b0 = model.tensor("film.0.bias").values;
-  const auto& w2 = model.tensor("film.2.weight").values;
-  const auto& b2 = model.tensor("film.2.bias").values;
+std::vector<float> film_params(const Model& model, const std::string& prefix, float t) {
+  const auto& w0 = model.tensor(prefix + ".0.weight").values;
+  const auto& b0 = model.tensor(prefix + ".0.bias").values;
+  const auto& w2 = model.tensor(prefix + ".2.weight").values;
+  const auto& b2 = model.tensor(prefix + ".2.bias").values;
   const std::size_t hidden = b0.size();
   std::vector<float> h(hidden), out(b2.size());
   for (std::size_t j = 0; j < hidden; ++j) h[j] = std::max(0.0f, w0[j] * t + b0[j]);
@@ -180,18 +186,73 @@ void add_in_place(Planes& dst, const Planes& src) {
   for (std::size_t i = 0; i < n; ++i) dst.values[i] += src.values[i];
 }
 
-void refine_prep(const Planes& tmp8, const Planes& imgs, Planes& rin) {
-  const int qw = tmp8.width * 2, qh = tmp8.height * 2;
+void resize_bilinear(const Planes& src, int width, int height, Planes& dst) {
+  dst = Planes(src.channels, height, width);
+  const float rx = float(src.width) / float(width), ry = float(src.height) / float(height);
+#pragma omp parallel for
+  for (int y = 0; y < height; ++y) {
+    const float sy = (float(y) + 0.5f) * ry - 0.5f;
+    for (int x = 0; x < width; ++x) {
+      const float sx = (float(x) + 0.5f) * rx - 0.5f;
+      for (int c = 0; c < src.channels; ++c)
+        dst.at(c, y, x) = bilinear(src.plane(c), src.width, src.height, sx, sy);
+    }
+  }
+}
+
+void upsample_flow(const Planes& coarse, int width, int height, float flow_scale, Planes& field) {
+  resize_bilinear(coarse, width, height, field);
+  for (int c = 0; c < 4; ++c)
+    for (std::size_t i = 0; i < field.plane_size(); ++i) field.plane(c)[i] *= flow_scale;
+}
+
+void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field) {
+  Planes up;
+  upsample_flow(coarse, field.width, field.height, flow_scale, up);
+  add_in_place(field, up);
+}
+
+void refinement_input(const Planes& imgs, const Planes& field, bool with_t, float t, int scale,
+                      Planes& input) {
+  const int w = field.width, h = field.height;
+  Planes full(with_t ? 18 : 17, h, w);
+  const int mask_channel = with_t ? 13 : 12;
+#pragma omp parallel for
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const int cx = std::min(x, imgs.width - 1), cy = std::min(y, imgs.height - 1);
+      for (int c = 0; c < 6; ++c) full.at(c, y, x) = imgs.at(c, cy, cx);  // edge-replicated
+      float a[3], b[3];
+      warp3(imgs, 0, float(x) + field.at(0, y, x), float(y) + field.at(1, y, x), a);
+      warp3(imgs, 3, float(x) + field.at(2, y, x), float(y) + field.at(3, y, x), b);
+      for (int c = 0; c < 3; ++c) {
+        full.at(6 + c, y, x) = a[c];
+        full.at(9 + c, y, x) = b[c];
+      }
+      if (with_t) full.at(12, y, x) = t;
+      full.at(mask_channel, y, x) = field.at(4, y, x);
+      for (int c = 0; c < 4; ++c) full.at(mask_channel + 1 + c, y, x) = field.at(c, y, x) / float(scale);
+    }
+  }
+  if (scale == 1) {
+    input = std::move(full);
+  } else {
+    resize_bilinear(full, w / scale, h / scale, input);
+  }
+}
+
+void refine_prep(const FlowField& flow, const Planes& imgs, Planes& rin) {
+  const int qw = flow.planes.width * flow.factor / 4, qh = flow.planes.height * flow.factor / 4;
   rin = Planes(11, qh, qw);
   constexpr float kFlowNorm = 0.25f * (0.25f / 20.0f);  // mean of 4 * (0.25 / FLOW_NORM)
 #pragma omp parallel for
   for (int hy = 0; hy < qh; ++hy) {
     for (int hx = 0; hx < qw; ++hx) {
-      float w0[3] = {0, 0, 0}, w1[3] = {0, 0, 0}, flow[4] = {0, 0, 0, 0}, mask = 0.0f;
+      float w0[3] = {0, 0, 0}, w1[3] = {0, 0, 0}, flows[4] = {0, 0, 0, 0}, mask = 0.0f;
       for (int sy = 1; sy <= 2; ++sy) {  // the centre 2x2 of the 4x4 block
         for (int sx = 1; sx <= 2; ++sx) {
           const int X = hx * 4 + sx, Y = hy * 4 + sy;
-          const FlowSample f = sample_flow(tmp8, X, Y);
+          const FlowSample f = sample_flow(flow, X, Y);
           float a[3], b[3];
           warp3(imgs, 0, float(X) + f.fx0, float(Y) + f.fy0, a);
           warp3(imgs, 3, float(X) + f.fx1, float(Y) + f.fy1, b);
@@ -200,10 +261,10 @@ void refine_prep(const Planes& tmp8, const Planes& imgs, Planes& rin) {
             w1[c] += b[c];
           }
           mask += f.mask;
-          flow[0] += f.fx0;
-          flow[1] += f.fy0;
-          flow[2] += f.fx1;
-          flow[3] += f.fy1;
+          flows[0] += f.fx0;
+          flows[1] += f.fy0;
+          flows[2] += f.fx1;
+          flows[3] += f.fy1;
         }
       }
       for (int c = 0; c < 3; ++c) {
@@ -211,7 +272,7 @@ void refine_prep(const Planes& tmp8, const Planes& imgs, Planes& rin) {
         rin.at(3 + c, hy, hx) = w1[c] * 0.25f;
       }
       rin.at(6, hy, hx) = mask * 0.25f;
-      for (int c = 0; c < 4; ++c) rin.at(7 + c, hy, hx) = flow[c] * kFlowNorm;
+      for (int c = 0; c < 4; ++c) rin.at(7 + c, hy, hx) = flows[c] * kFlowNorm;
     }
   }
 }
@@ -223,7 +284,7 @@ void refine_out(const Planes& src, const Model& model, Planes& residual) {
   for (auto& v : residual.values) v = 2.0f * sigmoid(v) - 1.0f;
 }
 
-void flow_out(const Planes& tmp8, const Planes& imgs, const Planes* refine_residual,
+void flow_out(const FlowField& flow, const Planes& imgs, const Planes* refine_residual,
               bool static_guard, Frame& out) {
   const int w = imgs.width, h = imgs.height;
   const float max_value = float(out.max_value());
@@ -231,7 +292,7 @@ void flow_out(const Planes& tmp8, const Planes& imgs, const Planes* refine_resid
 #pragma omp parallel for
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
-      const FlowSample f = sample_flow(tmp8, x, y);
+      const FlowSample f = sample_flow(flow, x, y);
       float a[3], b[3], bgr[3];
       warp3(imgs, 0, float(x) + f.fx0, float(y) + f.fy0, a);
       warp3(imgs, 3, float(x) + f.fx1, float(y) + f.fy1, b);

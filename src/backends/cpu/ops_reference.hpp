@@ -7,6 +7,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 
 #include "backends/cpu/planes.hpp"
 #include "framecast/frame.hpp"
@@ -32,23 +33,52 @@ void conv3x3(const Planes& src, const float* weight, const float* bias, const fl
 // ConvTranspose2d 4x4, stride 2, padding 1; weight layout [in, out, 4, 4].
 void deconv4x4s2(const Planes& src, const float* weight, const float* bias, Planes& dst);
 
-// FiLM MLP of tfact models: 2*C2 values, scales then shifts.
-std::vector<float> film_params(const Model& model, float t);
+// FiLM MLP of tfact models: 2*C2 values, scales then shifts. `prefix` names the MLP's
+// tensors: "film" for block0, "block{k}.film" for a refinement block.
+std::vector<float> film_params(const Model& model, const std::string& prefix, float t);
+inline std::vector<float> film_params(const Model& model, float t) {
+  return film_params(model, "film", t);
+}
 // x = x * (1 + scale[c]) + shift[c].
 void apply_film(Planes& x, std::span<const float> scale_shift);
 
 void add_in_place(Planes& dst, const Planes& src);
 
+// Where the flow-out and refine passes read flows and mask: a coarse [5, h, w] field
+// upsampled by `factor` on the fly (block0's deconv output, factor 8: flows scale by 8), or
+// a full-resolution field (factor 1) that refinement blocks have accumulated into.
+struct FlowField {
+  FlowField(const Planes& field_planes, int upsample_factor = 8)  // NOLINT: a tmp8 is a field
+      : planes(field_planes), factor(upsample_factor) {}
+  const Planes& planes;
+  int factor;
+};
+
+// Bilinear resampling with align_corners=false and taps clamped to the border, to any size:
+// the seed's sampleQ/up/rup for every ratio the graph uses.
+void resize_bilinear(const Planes& src, int width, int height, Planes& dst);
+
+// A coarse [5, h, w] block output upsampled to width x height, flows multiplied by
+// `flow_scale`, mask logits as they are.
+void upsample_flow(const Planes& coarse, int width, int height, float flow_scale, Planes& field);
+// field += upsample_flow(coarse): a refinement block's residual.
+void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field);
+
+// A refinement block's input at 1/scale of the padded grid: both frames, both frames warped
+// by the field's flows, t (when `with_t`), the mask logits, and the flows divided by scale.
+void refinement_input(const Planes& imgs, const Planes& field, bool with_t, float t, int scale,
+                      Planes& input);
+
 // Refine head input [11, H/4, W/4]: warped frames, sigmoid(mask) and flow*(0.25/20), each
 // averaged over the centre 2x2 of every 4x4 block.
-void refine_prep(const Planes& tmp8, const Planes& imgs, Planes& rin);
+void refine_prep(const FlowField& flow, const Planes& imgs, Planes& rin);
 // Final refine conv (replicated edges) and the residual 2*sigmoid(x)-1, [3, H/4, W/4].
 void refine_out(const Planes& src, const Model& model, Planes& residual);
 
 // Upsample the [5, H/8, W/8] flow and mask x8, warp both frames, blend, add the refine
 // residual (if any), clamp, apply the static guard (if asked) and round into `out`, a frame
 // of the real size at the frames' depth.
-void flow_out(const Planes& tmp8, const Planes& imgs, const Planes* refine_residual,
+void flow_out(const FlowField& flow, const Planes& imgs, const Planes* refine_residual,
               bool static_guard, Frame& out);
 
 }  // namespace framecast::cpu
