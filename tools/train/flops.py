@@ -10,7 +10,14 @@ head (FiLM, convblocks 6-7, deconv, refine) once per mid; both numbers are retur
 import sys
 
 
-def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080):
+def block_macs(cin, c1, c2, w, h):
+    """Multiply-adds of one flow block whose input is w x h (conv0a, conv0b, 8 convblocks,
+    deconv); its trunk runs at w/4 x h/4."""
+    p2, p4 = (w // 2) * (h // 2), (w // 4) * (h // 4)
+    return p2 * c1 * cin * 9 + p4 * c2 * c1 * 9 + 8 * p4 * c2 * c2 * 9 + p2 * 5 * c2 * 4
+
+
+def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080, blocks=()):
     W, H = -(-width // 16) * 16, -(-height // 16) * 16
     q = (W // 4) * (H // 4)
     p8 = (W // 8) * (H // 8)
@@ -24,8 +31,11 @@ def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080):
     if variant == "tfact2":
         r = refine_width
         refine = q * 9 * (11 * r + 2 * r * r + 3 * r)
+    # refinement blocks (c1, c2, scale) see warped frames, so they run per mid
+    extra = sum(block_macs(17 if variant != "classic" else 18, bc1, bc2, W // s, H // s)
+                for bc1, bc2, s in blocks)
     pair = conv0a + conv0b + 6 * trunk_conv
-    mid = 2 * trunk_conv + deconv + refine
+    mid = 2 * trunk_conv + deconv + refine + extra
     total = pair + mid
     if variant == "classic":
         return {"per_mid": 2 * total / 1e9, "per_pair": 0.0, "per_further_mid": 2 * total / 1e9}
@@ -33,7 +43,7 @@ def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080):
             "per_further_mid": 2 * mid / 1e9}
 
 
-def params(variant, c1, c2, film_hidden=64, refine_width=32):
+def params(variant, c1, c2, film_hidden=64, refine_width=32, blocks=()):
     cin = 7 if variant == "classic" else 6
     n = (cin * 9 + 1 + 1) * c1 + (c1 * 9 + 1 + 1) * c2 + 8 * (c2 * 9 + 1 + 1) * c2
     n += c2 * 5 * 16 + 5
@@ -42,6 +52,11 @@ def params(variant, c1, c2, film_hidden=64, refine_width=32):
     if variant == "tfact2":
         r = refine_width
         n += (11 * 9 + 2) * r + 2 * (r * 9 + 2) * r + r * 9 * 3 + 3
+    for bc1, bc2, _ in blocks:
+        cin = 17 if variant != "classic" else 18
+        n += (cin * 9 + 2) * bc1 + (bc1 * 9 + 2) * bc2 + 8 * (bc2 * 9 + 2) * bc2 + bc2 * 80 + 5
+        if variant != "classic":
+            n += 2 * film_hidden + (film_hidden + 1) * 2 * bc2
     return n
 
 

@@ -118,16 +118,19 @@ def validate(net, triplets, device):
 
 # ---------------------------------------------------------------------- models
 def parse_model(spec):
-    """NAME=VARIANT:C1:C2[:FILM_HIDDEN:REFINE_WIDTH][@EVERY] (EVERY: train on every k-th batch)"""
+    """NAME=VARIANT:C1:C2[:FILM_HIDDEN:REFINE_WIDTH][+C1:C2:SCALE...][@EVERY]
+    (+...: one refinement block each, the quality tier; EVERY: train on every k-th batch)"""
     name, rest = spec.split("=", 1)
     every = 1
     if "@" in rest:
         rest, every = rest.split("@")
         every = int(every)
+    rest, *extra = rest.split("+")
     f = rest.split(":")
     cfg = {"variant": f[0], "c1": int(f[1]), "c2": int(f[2]),
            "film_hidden": int(f[3]) if len(f) > 3 else 64,
-           "refine_width": int(f[4]) if len(f) > 4 else 32}
+           "refine_width": int(f[4]) if len(f) > 4 else 32,
+           "blocks": [tuple(int(v) for v in b.split(":")) for b in extra]}
     return name, cfg, every
 
 
@@ -144,13 +147,14 @@ class Trainee:
             if "history" in meta:
                 self.history = json.loads(meta["history"])
             got = net.config()
-            for k in ("variant", "c1", "c2"):
+            got["blocks"] = [tuple(b) for b in got.get("blocks", [])]
+            for k in ("variant", "c1", "c2", "blocks"):
                 if got[k] != cfg[k]:
                     sys.exit(f"{name}: resume file has {k}={got[k]}, asked for {cfg[k]}")
             print(f"[{name}] resumed from {resume}: {self.prev}", flush=True)
         else:
             net = FramecastNet(cfg["variant"], cfg["c1"], cfg["c2"], cfg["film_hidden"],
-                               cfg["refine_width"])
+                               cfg["refine_width"], cfg["blocks"])
         self.resumed = bool(resume)
         self.net = net.to(device).train()
         if args.channels_last and device.type == "cuda":
@@ -186,8 +190,8 @@ class Trainee:
             "history": hist,
             "params": self.nparams,
             "gflop_1080p_mid": round(flops.gflop(self.cfg["variant"], self.cfg["c1"],
-                                                 self.cfg["c2"],
-                                                 self.cfg["refine_width"])["per_mid"], 2),
+                                                 self.cfg["c2"], self.cfg["refine_width"],
+                                                 blocks=self.cfg["blocks"])["per_mid"], 2),
         }
 
     def save(self, args, samples, train_s):
