@@ -441,21 +441,12 @@ def _inv3(m):
     return adj / det[..., None, None]
 
 
-def backwarp(img, flow):
-    """img [B,C,H,W] sampled at p + flow (pixels), border clamped (the runtime's warp)."""
-    B, _, H, W = img.shape
-    ys, xs = torch.meshgrid(torch.arange(H, dtype=torch.float32, device=img.device),
-                            torch.arange(W, dtype=torch.float32, device=img.device),
-                            indexing="ij")
-    gx = (xs + flow[:, 0]) * (2 / (W - 1)) - 1
-    gy = (ys + flow[:, 1]) * (2 / (H - 1)) - 1
-    return F.grid_sample(img, torch.stack((gx, gy), -1), mode="bilinear",
-                         padding_mode="border", align_corners=True)
-
-
 if __name__ == "__main__":  # self-check and a preview sheet
     import argparse
+    import sys
     import time
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from framecast_model.graph import warp as backwarp  # the runtime's warp
     ap = argparse.ArgumentParser()
     ap.add_argument("--pool", default=".pool")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
