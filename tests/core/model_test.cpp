@@ -168,6 +168,30 @@ TEST(Model, IncompleteRefinementBlockIsNamed) {
   expect_load_error(write_json_bin(dir, tensors), {"block1.conv0.1.0.weight", "missing"});
 }
 
+TEST(Model, RefinementBlocksAndTheirScales) {
+  const auto dir = testing::golden_dir() / "k3_tfact2_50x38";
+  const Model m = Model::load(dir / "model.json");
+  ASSERT_EQ(m.shape().blocks.size(), 2u);
+  EXPECT_EQ(m.shape().blocks[0].scale, 4);  // from the metadata's block_scales [4, 4, 2]
+  EXPECT_EQ(m.shape().blocks[1].scale, 2);
+  EXPECT_EQ(m.shape().blocks[0].input_channels, 17);
+  EXPECT_EQ(m.shape().blocks[1].c2, 8);
+  EXPECT_EQ(m.shape().blocks[1].film_hidden, 6);
+  // Safetensors stores metadata as strings: the scales arrive as JSON text.
+  const Model f16 = Model::load(testing::golden_dir() / "k3_classic_37x21_guard" / "model.safetensors");
+  EXPECT_EQ(f16.shape().blocks[1].scale, 1);
+  EXPECT_EQ(f16.shape().blocks[0].input_channels, 18);
+  for (const char* bad : {R"({"block_scales": [4, 3, 2]})", R"({"block_scales": [4, 2]})",
+                          R"({"block_scales": [2, 2, 1]})", R"({"block_scales": "[4, 2, 1.5]"})"}) {
+    try {
+      Model::from_tensors(m.tensors(), bad, "edited");
+      FAIL() << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("block_scales"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Model, RefineWithoutFilmIsRejected) {
   const Model tfact2 = Model::load(testing::golden_dir() / "tfact2_37x21" / "model.json");
   auto tensors = tensors_of(tfact2);
