@@ -57,6 +57,9 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // Whether this backend can run the model; when not, `why` says what it lacks. `auto`
+  // moves such a model to the CPU (with a warning) instead of failing.
+  virtual bool supports(const Model& /*model*/, std::string& /*why*/) const { return true; }
   // The runtime keeps a reference to `model`, which must outlive it (Engine owns both).
   // Throws Error(model) when the backend cannot run this model, Error(device) on device
   // failures. Any frame size >= 1x1: sizes are padded internally to the network's multiple.

@@ -19,8 +19,17 @@ Engine::Engine(Model model, const BackendRequest& backend, const RuntimeOptions&
     : model_(std::move(model)), options_(options) {
   auto choice = make_backend(backend);
   backend_ = std::move(choice.backend);
-  backend_name_ = backend_->name();
   backend_warning_ = std::move(choice.warning);
+  std::string why;
+  if (!backend_->supports(model_, why)) {
+    if (backend.name != "auto")
+      throw Error(ErrorKind::unsupported, "the " + backend_->name() + " backend cannot run " +
+                                              model_.source() + ": " + why);
+    backend_warning_ = "the " + backend_->name() + " backend cannot run this model (" + why +
+                       "); running on the CPU, which is much slower";
+    backend_ = make_backend({"cpu", -1}).backend;
+  }
+  backend_name_ = backend_->name();
 }
 
 Runtime& Engine::runtime(int width, int height) {
