@@ -1,0 +1,193 @@
+#include "backends/vulkan/kernels.hpp"
+
+#include "framecast/error.hpp"
+
+namespace framecast::vulkan {
+namespace {
+
+std::string module(const char* kernel, Storage storage) {
+  return std::string(kernel) + "_" + storage_name(storage);
+}
+
+int largest_divisor(int n, std::initializer_list<int> candidates) {
+  for (int c : candidates)
+    if (n % c == 0) return c;
+  return 1;
+}
+
+bool register_blocked(ConvKind kind) { return kind == ConvKind::rb || kind == ConvKind::rb_subgroup; }
+
+}  // namespace
+
+const char* conv_kind_name(ConvKind kind) {
+  switch (kind) {
+    case ConvKind::direct: return "direct";
+    case ConvKind::tiled: return "tiled";
+    case ConvKind::rb: return "rb";
+    case ConvKind::rb_subgroup: return "rb-subgroup";
+  }
+  return "?";
+}
+
+std::string ConvChoice::text() const {
+  std::string s = std::string(conv_kind_name(kind)) + " coc" + std::to_string(coc) + " slab" +
+                  std::to_string(slab);
+  if (register_blocked(kind)) s += " ts" + std::to_string(tile_stride);
+  return s;
+}
+
+std::size_t conv_shared_bytes(const ConvChoice& c) {
+  const std::size_t weights = std::size_t(c.slab) * 9 * c.coc * 4;
+  switch (c.kind) {
+    case ConvKind::direct: return weights;
+    case ConvKind::tiled: return weights + std::size_t(c.slab) * 100 * 4;
+    case ConvKind::rb: return weights + std::size_t(c.slab) * 18 * c.tile_stride * 4;
+    case ConvKind::rb_subgroup: return std::size_t(c.slab) * 18 * c.tile_stride * 4;
+  }
+  return 0;
+}
+
+std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const ConvChoice& c) {
+  if (c.coc < 1 || shape.co % c.coc) return "COC must divide the output width";
+  if (c.slab < 1) return "slab must be positive";
+  if (shape.stride != 1 && c.kind != ConvKind::direct) return "only the direct kernel strides";
+  if (register_blocked(c.kind)) {
+    if (c.coc % 4) return "register-blocked kernels need COC a multiple of 4";
+    if (c.tile_stride < 18 || c.tile_stride % 2) return "tile stride must be even and >= 18";
+  }
+  if (c.kind == ConvKind::rb_subgroup && !caps.subgroup_broadcast)
+    return "the device has no subgroup broadcast in compute shaders";
+  if (conv_shared_bytes(c) > caps.max_shared_memory)
+    return std::to_string(conv_shared_bytes(c)) + " bytes of shared memory exceed the device's " +
+           std::to_string(caps.max_shared_memory);
+  return {};
+}
+
+ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice wanted) {
+  ConvChoice c = wanted;
+  if (shape.stride != 1) {
+    c.kind = ConvKind::direct;
+  } else if (register_blocked(c.kind) && (shape.co % 4 || shape.co % c.coc)) {
+    c.kind = shape.co % 4 ? ConvKind::tiled : c.kind;
+  }
+  if (register_blocked(c.kind)) {
+    if (shape.co % c.coc) c.coc = 4;
+  } else {
+    c.coc = largest_divisor(shape.co, {std::min(c.coc, 8), 4, 2, 1});
+  }
+  c.slab = std::max(1, std::min(c.slab, shape.ci));
+  if (c.kind == ConvKind::rb_subgroup && !caps.subgroup_broadcast) c.kind = ConvKind::rb;
+  while (c.slab > 1 && conv_shared_bytes(c) > caps.max_shared_memory) c.slab /= 2;
+  if (auto why = conv_unfit(caps, shape, c); !why.empty())
+    throw Error(ErrorKind::unsupported, "no conv kernel fits this device: " + why);
+  return c;
+}
+
+std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Storage storage,
+                                    const ConvShape& s, const ConvChoice& c) {
+  if (auto why = conv_unfit(context->caps(), s, c); !why.empty())
+    throw Error(ErrorKind::internal, "conv " + c.text() + ": " + why);
+  const char* kernel = "conv3x3_direct";
+  Extent3 per_group{8, 8, std::uint32_t(c.coc)};
+  switch (c.kind) {
+    case ConvKind::direct: break;
+    case ConvKind::tiled: kernel = "conv3x3_tiled"; break;
+    case ConvKind::rb:
+      kernel = "conv3x3_rb";
+      per_group = {16, 16, std::uint32_t(c.coc)};
+      break;
+    case ConvKind::rb_subgroup:
+      kernel = "conv3x3_rb_sg";
+      per_group = {16, 16, std::uint32_t(c.coc)};
+      break;
+  }
+  SpecConstants k;
+  k.add(s.ci).add(s.co).add(s.in_w).add(s.in_h).add(s.out_w()).add(s.out_h()).add(s.stride);
+  k.add(c.coc).add(c.slab).add(s.residual).add(s.prelu).add(c.tile_stride);
+  return std::make_unique<Pipeline>(std::move(context), module(kernel, storage), 6, 0, k, per_group);
+}
+
+Extent3 conv_elements(const ConvShape& s) {
+  return {std::uint32_t(s.out_w()), std::uint32_t(s.out_h()), std::uint32_t(s.co)};
+}
+
+std::vector<float> pack_conv_weights(std::span<const float> w, int co, int ci, int coc) {
+  std::vector<float> packed(w.size());
+  for (int o = 0; o < co; ++o)
+    for (int i = 0; i < ci; ++i)
+      for (int k = 0; k < 9; ++k)
+        packed[((std::size_t(o / coc) * ci + i) * 9 + k) * coc + o % coc] =
+            w[(std::size_t(o) * ci + i) * 9 + k];
+  return packed;
+}
+
+std::unique_ptr<Pipeline> make_prep_full(std::shared_ptr<const Context> context, int w, int h,
+                                         bool deep) {
+  SpecConstants k;
+  k.add(w).add(h).add(deep).add(1.0f / (deep ? 65535.0f : 255.0f));
+  return std::make_unique<Pipeline>(std::move(context), "prep_full_f32", 4, 0, k,
+                                    Extent3{256, 1, 1});
+}
+
+std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> context,
+                                            Storage storage, int w, int h, int qw, int qh,
+                                            int channels) {
+  SpecConstants k;
+  k.add(w).add(h).add(qw).add(qh).add(channels);
+  return std::make_unique<Pipeline>(std::move(context), module("prep_quarter", storage), 3,
+                                    sizeof(PrepQuarterPush), k, Extent3{8, 8, 1});
+}
+
+std::unique_ptr<Pipeline> make_deconv(std::shared_ptr<const Context> context, Storage storage,
+                                      int ci, int co, int in_w, int in_h) {
+  SpecConstants k;
+  k.add(ci).add(co).add(in_w).add(in_h).add(in_w * 2).add(in_h * 2);
+  return std::make_unique<Pipeline>(std::move(context), module("deconv", storage), 4, 0, k,
+                                    Extent3{8, 8, 1});
+}
+
+std::unique_ptr<Pipeline> make_film(std::shared_ptr<const Context> context, Storage storage, int c,
+                                    int n) {
+  SpecConstants k;
+  k.add(c).add(n);
+  return std::make_unique<Pipeline>(std::move(context), module("film", storage), 3,
+                                    sizeof(FilmPush), k, Extent3{256, 1, 1});
+}
+
+std::unique_ptr<Pipeline> make_refine_prep(std::shared_ptr<const Context> context,
+                                           Storage storage, int w, int h, int tw, int th) {
+  SpecConstants k;
+  k.add(w).add(h).add(tw).add(th);
+  return std::make_unique<Pipeline>(std::move(context), module("refine_prep", storage), 4, 0, k,
+                                    Extent3{8, 8, 1});
+}
+
+std::unique_ptr<Pipeline> make_refine_out(std::shared_ptr<const Context> context,
+                                          Storage storage, int c, int qw, int qh) {
+  SpecConstants k;
+  k.add(c).add(qw).add(qh);
+  return std::make_unique<Pipeline>(std::move(context), module("refine_out", storage), 4, 0, k,
+                                    Extent3{8, 8, 1});
+}
+
+std::unique_ptr<Pipeline> make_flow_out(std::shared_ptr<const Context> context, int w, int h,
+                                        int tw, int th, bool residual, bool guard, bool deep) {
+  SpecConstants k;
+  k.add(w).add(h).add(tw).add(th).add(residual).add(guard).add(deep);
+  k.add(deep ? 65535.0f : 255.0f);
+  return std::make_unique<Pipeline>(std::move(context), "flow_out_f32", 5, 0, k,
+                                    Extent3{64, 1, 1});
+}
+
+std::uint64_t flow_out_threads(int w, int h, bool deep) {
+  const std::uint64_t pixels = std::uint64_t(w) * std::uint64_t(h);
+  const std::uint64_t per_thread = deep ? 2 : 4;
+  return (pixels + per_thread - 1) / per_thread;
+}
+
+std::size_t packed_frame_bytes(int w, int h, bool deep) {
+  const std::size_t bytes = std::size_t(w) * std::size_t(h) * 3 * (deep ? 2 : 1);
+  return (bytes + 3) / 4 * 4;
+}
+
+}  // namespace framecast::vulkan

@@ -1,0 +1,103 @@
+// The catalogue of kernels: for each shader in shaders/, the function that builds its
+// pipeline for given sizes (specialization constants), its bindings (in order) and push
+// constants. The runtime, the tuner and the kernel tests all build kernels through here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/context.hpp"
+#include "backends/vulkan/pipelines.hpp"
+
+namespace framecast::vulkan {
+
+enum class Storage { f32, f16 };  // activations and trunk weights; arithmetic is always f32
+inline std::size_t storage_bytes(Storage s) { return s == Storage::f16 ? 2 : 4; }
+inline const char* storage_name(Storage s) { return s == Storage::f16 ? "f16" : "f32"; }
+
+// Bumped whenever a conv kernel changes in a way that makes tuned choices stale.
+inline constexpr int kConvKernelVersion = 1;
+
+enum class ConvKind {
+  direct,       // 1 pixel x COC channels per thread, input from global memory (any stride)
+  tiled,        // 1 pixel x COC channels per thread, 10x10 shared tiles (stride 1)
+  rb,           // 2x2 pixels x COC channels per thread, 18x18 shared tiles (stride 1)
+  rb_subgroup,  // rb with weights broadcast through the subgroup instead of shared memory
+};
+const char* conv_kind_name(ConvKind kind);
+
+struct ConvChoice {
+  ConvKind kind = ConvKind::rb;
+  int coc = 8;           // output channels per thread
+  int slab = 8;          // input channels staged per round
+  int tile_stride = 24;  // rb kinds: shared tile row stride in floats (even, >= 18)
+  std::string text() const;
+  bool operator==(const ConvChoice&) const = default;
+};
+
+struct ConvShape {
+  int ci = 1, co = 1;
+  int in_w = 1, in_h = 1;
+  int stride = 1;
+  bool prelu = true;
+  bool residual = false;
+  int out_w() const { return (in_w - 1) / stride + 1; }
+  int out_h() const { return (in_h - 1) / stride + 1; }
+};
+
+// Shared memory the choice takes, and why the device or the shape cannot run it (empty: ok).
+std::size_t conv_shared_bytes(const ConvChoice& choice);
+std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const ConvChoice& choice);
+// `wanted` made legal for the shape and device: stride 2 runs `direct`; a width that is not a
+// multiple of 4 leaves the register-blocked kinds for `tiled`; COC drops to a divisor of CO.
+ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice wanted);
+
+// Bindings: src, packed weights (storage type), bias (f32), PReLU slopes (f32), dst, residual
+// (bind dst again when the shape has none). Dispatch conv_elements(shape).
+std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Storage storage,
+                                    const ConvShape& shape, const ConvChoice& choice);
+Extent3 conv_elements(const ConvShape& shape);
+// [CO, CI, 3, 3] -> [CO / coc][CI][9][coc]: each block's weight slab becomes contiguous.
+std::vector<float> pack_conv_weights(std::span<const float> weights, int co, int ci, int coc);
+
+// Bindings: frame0, frame1 (packed RGB words), img0, img1 (f32 [3, h, w]).
+// dispatch_linear(w * h, 2 layers).
+std::unique_ptr<Pipeline> make_prep_full(std::shared_ptr<const Context> context, int w, int h,
+                                         bool deep);
+// Bindings: img0, img1, xq [channels, qh, qw]. Push PrepQuarterPush. Dispatch {qw, qh, 1}.
+struct PrepQuarterPush {
+  float t;
+};
+std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> context,
+                                            Storage storage, int w, int h, int qw, int qh,
+                                            int channels);
+// Bindings: src [ci, in_h, in_w], weights f32 [ci, co, 4, 4], bias f32, dst f32
+// [co, 2 in_h, 2 in_w]. Dispatch {2 in_w, 2 in_h, 1}.
+std::unique_ptr<Pipeline> make_deconv(std::shared_ptr<const Context> context, Storage storage,
+                                      int ci, int co, int in_w, int in_h);
+// Bindings: src, params f32 [slots][2c], dst. Push FilmPush. dispatch_linear(c * n).
+struct FilmPush {
+  std::int32_t slot;
+};
+std::unique_ptr<Pipeline> make_film(std::shared_ptr<const Context> context, Storage storage, int c,
+                                    int n);
+// Bindings: tmp8 f32 [5, th, tw], img0, img1, rin [11, 2 th, 2 tw]. Dispatch {2 tw, 2 th, 1}.
+std::unique_ptr<Pipeline> make_refine_prep(std::shared_ptr<const Context> context,
+                                           Storage storage, int w, int h, int tw, int th);
+// Bindings: src [c, qh, qw], weights f32 [3, c, 3, 3], bias f32, dst f32 [3, qh, qw].
+// Dispatch {qw, qh, 1}.
+std::unique_ptr<Pipeline> make_refine_out(std::shared_ptr<const Context> context,
+                                          Storage storage, int c, int qw, int qh);
+// Bindings: tmp8, img0, img1, residual f32 [3, 2 th, 2 tw] (tmp8 again when none), out
+// (packed RGB words). dispatch_linear(flow_out_threads(w, h, deep)).
+std::unique_ptr<Pipeline> make_flow_out(std::shared_ptr<const Context> context, int w, int h,
+                                        int tw, int th, bool residual, bool guard, bool deep);
+std::uint64_t flow_out_threads(int w, int h, bool deep);
+
+// Bytes of a packed interleaved RGB frame (rows without padding), rounded up to whole words.
+std::size_t packed_frame_bytes(int w, int h, bool deep);
+
+}  // namespace framecast::vulkan

@@ -1,0 +1,31 @@
+// The interface every conv3x3 kernel shares: specialization constants, bindings and the
+// epilogue (bias is the accumulator's start; then PReLU, then the trunk residual, added after
+// the activation as the seed does). Weights are pre-packed on the host to
+// [CO / COC][CI][9][COC] so that a block's slab of weights is one contiguous range.
+layout(constant_id = 0) const int CI = 1;
+layout(constant_id = 1) const int CO = 1;
+layout(constant_id = 2) const int IW = 1;
+layout(constant_id = 3) const int IH = 1;
+layout(constant_id = 4) const int OW = 1;
+layout(constant_id = 5) const int OH = 1;
+layout(constant_id = 6) const int STRIDE = 1;
+layout(constant_id = 7) const int COC = 4;    // output channels per thread
+layout(constant_id = 8) const int SLAB = 16;  // input channels staged per round
+layout(constant_id = 9) const bool RESIDUAL = false;
+layout(constant_id = 10) const bool PRELU = true;
+layout(constant_id = 11) const int TS = 18;  // shared tile row stride (floats), rb kernels
+
+layout(std430, binding = 0) readonly buffer Src { SFLOAT src[]; };
+layout(std430, binding = 1) readonly buffer Wgt { SFLOAT wgt[]; };
+layout(std430, binding = 2) readonly buffer Bias { float bias[]; };
+layout(std430, binding = 3) readonly buffer Alpha { float alpha[]; };
+layout(std430, binding = 4) writeonly buffer Dst { SFLOAT dst[]; };
+layout(std430, binding = 5) readonly buffer Res { SFLOAT res[]; };  // bound to dst if unused
+
+void store_output(int co, int x, int y, float acc) {
+  float v = acc;
+  if (PRELU && v < 0.0) v *= alpha[co];
+  int o = (co * OH + y) * OW + x;
+  if (RESIDUAL) v += float(res[o]);
+  dst[o] = SFLOAT(v);
+}

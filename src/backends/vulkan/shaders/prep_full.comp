@@ -1,0 +1,39 @@
+#version 450
+// Full-resolution planes of both frames: packed interleaved RGB (8 or 16 bits per sample, as
+// uploaded) -> b, g, r planes in [0, 1] at the frames' real size, f32 in every precision (the
+// warp reads them, and 16-bit frames need more than f16's 11 bits).
+#include "common.glsl"
+#include "linear.glsl"
+
+layout(local_size_x = 256) in;
+layout(constant_id = 0) const int W = 1;  // real frame size
+layout(constant_id = 1) const int H = 1;
+layout(constant_id = 2) const bool DEEP = false;  // 16-bit samples
+layout(constant_id = 3) const float SCALE = 1.0;  // 1 / max sample value, computed on the host
+
+layout(std430, binding = 0) readonly buffer Frame0 { uint frame0[]; };
+layout(std430, binding = 1) readonly buffer Frame1 { uint frame1[]; };
+layout(std430, binding = 2) writeonly buffer Img0 { float img0[]; };
+layout(std430, binding = 3) writeonly buffer Img1 { float img1[]; };
+
+uint unpack_sample(uint word, int i) {
+  return DEEP ? (word >> ((i & 1) * 16)) & 0xffffu : (word >> ((i & 3) * 8)) & 0xffu;
+}
+
+void main() {
+  int p = linear_index();
+  if (p >= W * H) return;
+  int plane = W * H;
+  bool second = gl_WorkGroupID.z == 1;
+  [[unroll]] for (int c = 0; c < 3; ++c) {
+    int i = 3 * p + c;
+    int word_index = DEEP ? i >> 1 : i >> 2;
+    uint word = second ? frame1[word_index] : frame0[word_index];
+    float v = float(unpack_sample(word, i)) * SCALE;
+    if (second) {
+      img1[(2 - c) * plane + p] = v;  // RGB samples -> BGR planes
+    } else {
+      img0[(2 - c) * plane + p] = v;
+    }
+  }
+}

@@ -1,0 +1,37 @@
+#include "backends/vulkan/vulkan_backend.hpp"
+
+#include "backends/vulkan/context.hpp"
+#include "backends/vulkan/runtime.hpp"
+
+namespace framecast::vulkan {
+namespace {
+
+class VulkanBackend final : public Backend {
+ public:
+  explicit VulkanBackend(std::shared_ptr<const Context> context) : context_(std::move(context)) {}
+  std::string name() const override { return "vulkan"; }
+  bool supports(const Model& model, std::string& why) const override {
+    why = GraphRuntime::unsupported_reason(model);
+    return why.empty();
+  }
+  std::unique_ptr<Runtime> create_runtime(const Model& model, int width, int height,
+                                          const RuntimeOptions& options) override {
+    return std::make_unique<GraphRuntime>(context_, model, width, height, options);
+  }
+
+ private:
+  std::shared_ptr<const Context> context_;  // one device, shared by the runtimes of all sizes
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_vulkan_backend(int device) {
+  return std::make_unique<VulkanBackend>(Context::create(device));
+}
+
+std::unique_ptr<VulkanRuntime> make_vulkan_runtime(const Model& model, int width, int height,
+                                                   const RuntimeOptions& options, int device) {
+  return std::make_unique<GraphRuntime>(Context::create(device), model, width, height, options);
+}
+
+}  // namespace framecast::vulkan

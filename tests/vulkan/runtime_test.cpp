@@ -1,0 +1,257 @@
+// End to end: the Vulkan runtime against the cpu-reference backend and the golden cases, for
+// every variant, both precisions, sizes that are not multiples of 16, and 16-bit frames.
+// f32 must stay within 1 LSB of the reference; f16 within a mean error of 0.1 LSB.
+#include <gtest/gtest.h>
+
+#include "backends/cpu/cpu_backend.hpp"
+#include "backends/vulkan/runtime.hpp"
+#include "core/test_support.hpp"
+#include "framecast/engine.hpp"
+#include "framecast/error.hpp"
+#include "io/image.hpp"
+#include "io/test_pattern.hpp"
+#include "vulkan/vk_test_support.hpp"
+
+namespace framecast::vulkan {
+namespace {
+
+using framecast::testing::compare;
+using framecast::testing::golden_cases;
+using framecast::testing::golden_dir;
+using framecast::testing::where;
+
+std::vector<Frame> reference_mids(const Model& model, const Frame& a, const Frame& b,
+                                  std::span<const float> ts, bool guard) {
+  auto backend = cpu::make_cpu_backend(cpu::CpuPath::reference);
+  RuntimeOptions options;
+  options.static_guard = guard;
+  auto runtime = backend->create_runtime(model, a.width(), a.height(), options);
+  runtime->prepare_pair(a, b);
+  return runtime->mids(ts);
+}
+
+std::vector<Frame> vulkan_mids(const std::shared_ptr<Context>& context, const Model& model,
+                               const Frame& a, const Frame& b, std::span<const float> ts,
+                               Precision precision, bool guard) {
+  RuntimeOptions options;
+  options.precision = precision;
+  options.static_guard = guard;
+  GraphRuntime runtime(context, model, a.width(), a.height(), options);
+  runtime.prepare_pair(a, b);
+  return runtime.mids(ts);
+}
+
+// f32: every value within 1 LSB and nearly all exact; f16: mean error <= 0.1 LSB.
+void expect_close(const Frame& actual, const Frame& expected, Precision precision,
+                  const std::string& what) {
+  const auto d = compare(actual, expected);
+  const double lsb = expected.depth() == SampleDepth::u16 ? 257.0 : 1.0;  // in 8-bit units
+  if (precision == Precision::f32) {
+    EXPECT_LE(d.max_error, lsb) << what << " worst at " << where(expected, d.worst);
+    EXPECT_LT(d.mean_error, 0.01 * lsb) << what;
+  } else {
+    EXPECT_LE(d.mean_error, 0.1 * lsb) << what << " (max " << d.max_error << " at "
+                                       << where(expected, d.worst) << ")";
+  }
+}
+
+// The golden cases whose models the Vulkan backend runs (refinement blocks are CPU-only yet).
+std::vector<std::string> cases(bool with_blocks) {
+  std::vector<std::string> names;
+  for (const auto& name : golden_cases()) {
+    const auto spec = framecast::testing::read_json(golden_dir() / name / "case.json");
+    const Model model = Model::load(golden_dir() / name / spec["model"].get<std::string>());
+    if (model.shape().blocks.empty() != with_blocks) names.push_back(name);
+  }
+  return names;
+}
+
+class GoldenVulkan : public ::testing::TestWithParam<std::tuple<std::string, Precision>> {};
+
+TEST_P(GoldenVulkan, MatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const auto& [name, precision] = GetParam();
+  if (precision == Precision::f16 && !context->caps().f16) GTEST_SKIP() << "device has no f16";
+  const auto dir = golden_dir() / name;
+  const auto spec = framecast::testing::read_json(dir / "case.json");
+  const Model model = Model::load(dir / spec["model"].get<std::string>());
+  const bool guard = spec["static_guard"].get<bool>();
+  const Frame a = io::read_image(dir / "frame0.png"), b = io::read_image(dir / "frame1.png");
+  const auto ts = spec["t"].get<std::vector<float>>();
+  const auto got = vulkan_mids(context, model, a, b, ts, precision, guard);
+  const auto ref = reference_mids(model, a, b, ts, guard);
+  ASSERT_EQ(got.size(), ts.size());
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const std::string what = name + " t=" + std::to_string(ts[i]);
+    expect_close(got[i], ref[i], precision, what + " vs cpu-reference");
+    if (precision == Precision::f32) {
+      const Frame golden = io::read_image(dir / spec["outputs"][i].get<std::string>());
+      const auto d = compare(got[i], golden);
+      EXPECT_LE(d.max_error, 1) << what << " vs golden, worst at " << where(golden, d.worst);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, GoldenVulkan,
+                         ::testing::Combine(::testing::ValuesIn(cases(false)),
+                                            ::testing::Values(Precision::f32, Precision::f16)),
+                         [](const auto& p) {
+                           return std::get<0>(p.param) +
+                                  (std::get<1>(p.param) == Precision::f32 ? "_f32" : "_f16");
+                         });
+
+// Models with refinement blocks: the backend says so, `auto` moves them to the CPU with a
+// warning, and an explicit `vulkan` fails with the reason.
+TEST(VulkanRuntime, RefinementBlocksGoToTheCpu) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const auto names = cases(true);
+  ASSERT_FALSE(names.empty());
+  for (const auto& name : names) {
+    const auto spec = framecast::testing::read_json(golden_dir() / name / "case.json");
+    const auto path = golden_dir() / name / spec["model"].get<std::string>();
+    std::string why;
+    EXPECT_FALSE(make_vulkan_backend(-1)->supports(Model::load(path), why)) << name;
+    EXPECT_NE(why.find("refinement block"), std::string::npos) << why;
+    Engine automatic(Model::load(path), {"auto", -1}, {});
+    EXPECT_EQ(automatic.backend_name(), "cpu") << name;
+    EXPECT_NE(automatic.backend_warning().find("refinement block"), std::string::npos);
+    try {
+      Engine explicit_vulkan(Model::load(path), {"vulkan", -1}, {});
+      ADD_FAILURE() << name << " accepted by --backend vulkan";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::unsupported) << e.what();
+    }
+  }
+}
+
+// The benchmark's model shape at sizes that are not multiples of 16, 8 and 16 bits.
+class RandomClassic
+    : public ::testing::TestWithParam<std::tuple<std::pair<int, int>, Precision, SampleDepth>> {};
+
+TEST_P(RandomClassic, MatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const auto& [size, precision, depth] = GetParam();
+  if (precision == Precision::f16 && !context->caps().f16) GTEST_SKIP() << "device has no f16";
+  const Model model = Model::random_classic(12, 24, 7);
+  const Frame a = io::test_pattern(size.first, size.second, 0.0f, depth);
+  const Frame b = io::test_pattern(size.first, size.second, 2.5f, depth);
+  const std::vector<float> ts = {0.3f, 0.5f};
+  const auto got = vulkan_mids(context, model, a, b, ts, precision, true);
+  const auto ref = reference_mids(model, a, b, ts, true);
+  for (std::size_t i = 0; i < ts.size(); ++i)
+    expect_close(got[i], ref[i], precision,
+                 std::to_string(size.first) + "x" + std::to_string(size.second));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, RandomClassic,
+    ::testing::Combine(::testing::Values(std::pair{1, 1}, std::pair{17, 9}, std::pair{45, 31},
+                                         std::pair{64, 48}, std::pair{130, 66}),
+                       ::testing::Values(Precision::f32, Precision::f16),
+                       ::testing::Values(SampleDepth::u8, SampleDepth::u16)),
+    [](const auto& p) {
+      const auto size = std::get<0>(p.param);
+      return std::to_string(size.first) + "x" + std::to_string(size.second) +
+             (std::get<1>(p.param) == Precision::f32 ? "_f32" : "_f16") +
+             (std::get<2>(p.param) == SampleDepth::u8 ? "_8bit" : "_16bit");
+    });
+
+TEST(VulkanRuntime, LazyMidsEqualOneBatch) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const Model model = Model::load(golden_dir() / "tfact2_64x48_guard" / "model.json");
+  const Frame a = io::test_pattern(64, 48, 0.0f), b = io::test_pattern(64, 48, 3.0f);
+  GraphRuntime runtime(context, model, 64, 48, {});
+  // More t than one batch holds, so that the batching splits.
+  std::vector<float> ts;
+  for (int i = 0; i <= 10; ++i) ts.push_back(float(i) / 10.0f);
+  runtime.prepare_pair(a, b);
+  const auto batch = runtime.mids(ts);
+  runtime.prepare_pair(a, b);
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const Frame one = runtime.mid(ts[i]);
+    EXPECT_EQ(compare(one, batch[i]).max_error, 0) << "t=" << ts[i];
+  }
+}
+
+TEST(VulkanRuntime, PairsAlternateUploadSlots) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const Model model = Model::random_classic(8, 16, 3);
+  GraphRuntime runtime(context, model, 40, 24, {});
+  const Frame a = io::test_pattern(40, 24, 0.0f), b = io::test_pattern(40, 24, 1.0f);
+  const Frame c = io::test_pattern(40, 24, 4.0f);
+  runtime.prepare_pair(a, b);
+  const Frame first = runtime.mid(0.5f);
+  runtime.prepare_pair(b, c);
+  const Frame second = runtime.mid(0.5f);
+  runtime.prepare_pair(a, b);  // back in the first slot
+  EXPECT_EQ(compare(runtime.mid(0.5f), first).max_error, 0);
+  EXPECT_GT(compare(second, first).max_error, 0);
+}
+
+TEST(VulkanRuntime, ProfileAndDeviceTime) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  if (!context->caps().timestamps) GTEST_SKIP() << "no timestamps on this device";
+  const Model model = Model::load(golden_dir() / "tfact2_37x21" / "model.json");
+  RuntimeOptions options;
+  options.profile = true;
+  GraphRuntime runtime(context, model, 37, 21, options);
+  runtime.prepare_pair(io::test_pattern(37, 21, 0.0f), io::test_pattern(37, 21, 1.0f));
+  const std::vector<float> ts = {0.25f, 0.75f};
+  runtime.mids(ts);
+  const auto profile = runtime.last_profile();
+  std::vector<std::string> names;
+  double sum = 0.0;
+  for (const auto& s : profile) {
+    names.push_back(s.stage);
+    EXPECT_GE(s.ms, 0.0) << s.stage;
+    sum += s.ms;
+  }
+  for (const char* stage : {"upload", "prep", "trunk0", "trunk5", "film", "trunk7", "deconv",
+                            "refine_prep", "refine_c2", "refine_out", "flow_out", "readback"})
+    EXPECT_NE(std::find(names.begin(), names.end(), stage), names.end()) << stage;
+  EXPECT_GT(runtime.last_device_ms(), 0.0);
+  EXPECT_GE(runtime.last_device_ms(), sum * 0.99);  // the pair and both mids, not just the last
+}
+
+TEST(VulkanRuntime, Errors) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const Model model = Model::random_classic(8, 16, 3);
+  GraphRuntime runtime(context, model, 20, 10, {});
+  EXPECT_THROW(runtime.mid(0.5f), Error);  // before prepare_pair
+  const Frame a = io::test_pattern(20, 10, 0.0f);
+  try {
+    runtime.prepare_pair(a, io::test_pattern(21, 10, 0.0f));
+    ADD_FAILURE() << "size mismatch accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+  }
+  runtime.prepare_pair(a, a);
+  try {
+    runtime.mid(1.5f);
+    ADD_FAILURE() << "t outside [0, 1] accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+  }
+  try {
+    make_vulkan_backend(1000);
+    ADD_FAILURE() << "device 1000 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::device);
+  }
+}
+
+TEST(VulkanRuntime, EngineUsesTheBackend) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  Engine engine(Model::random_classic(8, 16, 3), {"vulkan", -1}, {});
+  EXPECT_EQ(engine.backend_name(), "vulkan");
+  EXPECT_TRUE(engine.backend_warning().empty());
+  const Frame a = io::test_pattern(33, 17, 0.0f), b = io::test_pattern(33, 17, 1.0f);
+  const Frame mid = engine.interpolate(a, b, 0.5f);
+  EXPECT_EQ(mid.width(), 33);
+  EXPECT_NE(engine.runtime(33, 17).describe().find("vulkan"), std::string::npos);
+  Engine automatic(Model::random_classic(8, 16, 3), {"auto", -1}, {});
+  EXPECT_EQ(automatic.backend_name(), "vulkan");
+}
+
+}  // namespace
+}  // namespace framecast::vulkan
