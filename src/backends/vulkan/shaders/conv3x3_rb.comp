@@ -4,6 +4,7 @@
 // shared read feeds 4 to 8 FMAs. The weight slab is staged in shared memory as vec4 of
 // channels, read uniformly by the whole workgroup (a broadcast). The trunk runs here.
 #include "common.glsl"
+#define WEIGHTS_VEC4 1
 
 layout(local_size_x = 8, local_size_y = 8) in;
 #include "conv_common.glsl"
@@ -27,10 +28,7 @@ void main() {
     int sl = min(SLAB, CI - s);
     barrier();
     int wbase = (block * CI + s) * 9 * COC;
-    for (int i = li; i < sl * 9 * Q; i += 64) {
-      int e = wbase + 4 * i;
-      wsh[i] = vec4(float(wgt[e]), float(wgt[e + 1]), float(wgt[e + 2]), float(wgt[e + 3]));
-    }
+    for (int i = li; i < sl * 9 * Q; i += 64) wsh[i] = load_weight4(wbase + 4 * i);
     load_tile(s, sl, ox0, oy0, li);
     barrier();
     for (int ci = 0; ci < sl; ++ci) {

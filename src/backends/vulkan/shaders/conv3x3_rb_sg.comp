@@ -4,6 +4,7 @@
 // subgroupBroadcastFirst. Saves the staging loop and half of the shared memory; whether that
 // wins depends on the device and size, which is why `framecast tune` decides.
 #include "common.glsl"
+#define WEIGHTS_VEC4 1
 #extension GL_KHR_shader_subgroup_ballot : require
 
 layout(local_size_x = 8, local_size_y = 8) in;
@@ -36,8 +37,8 @@ void main() {
         [[unroll]] for (int kx = 0; kx < 3; ++kx) {
           int e = wrow + (ky * 3 + kx) * COC;
           [[unroll]] for (int q = 0; q < Q; ++q) {
-            vec4 w = subgroupBroadcastFirst(vec4(float(wgt[e + 4 * q]), float(wgt[e + 4 * q + 1]),
-                                                 float(wgt[e + 4 * q + 2]), float(wgt[e + 4 * q + 3])));
+            // broadcast the raw bits, unpack after: every lane then holds the same value
+            vec4 w = unpack_weight4(subgroupBroadcastFirst(wgt4[(e >> 2) + q]));
             acc[q][0] += win[ky][kx] * w;
             acc[q][1] += win[ky][kx + 1] * w;
             acc[q][2] += win[ky + 1][kx] * w;

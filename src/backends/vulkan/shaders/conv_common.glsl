@@ -16,7 +16,22 @@ layout(constant_id = 10) const bool PRELU = true;
 layout(constant_id = 11) const int TS = 18;  // shared tile row stride (floats), rb kernels
 
 layout(std430, binding = 0) readonly buffer Src { SFLOAT src[]; };
+#if WEIGHTS_VEC4
+// Register-blocked kernels read weights four channels at a time (COC is a multiple of 4, so
+// every read is aligned): one 16-byte f32 or 8-byte f16 load, the f16 halves unpacked from
+// their raw bits.
+#if STORAGE_F16
+layout(std430, binding = 1) readonly buffer Wgt { uvec2 wgt4[]; };
+vec4 unpack_weight4(uvec2 raw) { return vec4(unpackHalf2x16(raw.x), unpackHalf2x16(raw.y)); }
+#else
+layout(std430, binding = 1) readonly buffer Wgt { vec4 wgt4[]; };
+vec4 unpack_weight4(vec4 raw) { return raw; }
+#endif
+// Weights e .. e + 3 (e a multiple of 4).
+vec4 load_weight4(int e) { return unpack_weight4(wgt4[e >> 2]); }
+#else
 layout(std430, binding = 1) readonly buffer Wgt { SFLOAT wgt[]; };
+#endif
 layout(std430, binding = 2) readonly buffer Bias { float bias[]; };
 layout(std430, binding = 3) readonly buffer Alpha { float alpha[]; };
 layout(std430, binding = 4) writeonly buffer Dst { SFLOAT dst[]; };

@@ -1,0 +1,381 @@
+// Each kernel against its CPU twin in ops_reference (the oracle), over a precision matrix:
+// f32 storage must agree up to float rounding; f16 storage gets inputs pre-rounded to f16
+// (as the GPU stores them) and a tolerance for the one rounding of each stored output.
+// Sizes are odd on purpose, so that tile borders, partial slabs and clamped edges all occur.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "backends/cpu/ops_reference.hpp"
+#include "backends/vulkan/half.hpp"
+#include "backends/vulkan/kernels.hpp"
+#include "core/test_support.hpp"
+#include "io/test_pattern.hpp"
+#include "vulkan/kernel_runner.hpp"
+#include "vulkan/vk_test_support.hpp"
+
+namespace framecast::vulkan {
+namespace {
+
+using cpu::Planes;
+using testing::compare_values;
+using testing::KernelRunner;
+using testing::random_values;
+
+// Explicit tolerances: NMSE, and max error relative to the largest expected magnitude.
+struct Tolerance {
+  double nmse;
+  double max_rel;
+};
+Tolerance tolerance(Storage storage) {
+  return storage == Storage::f32 ? Tolerance{1e-11, 2e-6} : Tolerance{2e-7, 1.5e-3};
+}
+
+void expect_matches(std::span<const float> got, std::span<const float> want, Storage storage,
+                    const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  double scale = 0.0;
+  for (float v : want) scale = std::max(scale, double(std::abs(v)));
+  const auto s = compare_values(got, want);
+  const Tolerance t = tolerance(storage);
+  EXPECT_EQ(s.non_finite, 0u) << what;
+  EXPECT_LE(s.nmse, t.nmse) << what << " (" << storage_name(storage) << ")";
+  EXPECT_LE(s.max_abs, t.max_rel * std::max(scale, 1e-3))
+      << what << " (" << storage_name(storage) << ") worst at index " << s.worst << ": got "
+      << got[s.worst] << ", want " << want[s.worst];
+}
+
+std::vector<float> rounded(std::vector<float> v, Storage storage) {
+  if (storage == Storage::f16)
+    for (auto& x : v) x = round_to_half(x);
+  return v;
+}
+
+Planes planes(int c, int h, int w, std::vector<float> values) {
+  Planes p(c, h, w);
+  p.values = std::move(values);
+  return p;
+}
+
+std::vector<Storage> storages(const Context& context) {
+  if (context.caps().f16) return {Storage::f32, Storage::f16};
+  return {Storage::f32};
+}
+
+// Two 8- or 16-bit frames uploaded as packed words, and their reference planes.
+struct Frames {
+  Frame a, b;
+  Planes imgs;
+};
+Frames make_frames(int w, int h, SampleDepth depth) {
+  Frames f{io::test_pattern(w, h, 0.0f, depth), io::test_pattern(w, h, 2.5f, depth), {}};
+  cpu::frames_to_planes(f.a, f.b, f.imgs);
+  return f;
+}
+Buffer upload_frame(KernelRunner& r, const Frame& f) {
+  const bool deep = f.depth() == SampleDepth::u16;
+  std::vector<unsigned char> bytes(packed_frame_bytes(f.width(), f.height(), deep));
+  std::memcpy(bytes.data(), deep ? (const void*)f.rgb16().data() : (const void*)f.rgb8().data(),
+              f.sample_count() * (deep ? 2 : 1));
+  return r.upload_bytes(bytes.data(), bytes.size());
+}
+// Uploads the reference planes as the two f32 [3, h, w] plane buffers the kernels read.
+std::pair<Buffer, Buffer> upload_planes(KernelRunner& r, const Planes& imgs) {
+  const std::size_t n = 3 * imgs.plane_size();
+  return {r.upload(std::span<const float>(imgs.values.data(), n)),
+          r.upload(std::span<const float>(imgs.values.data() + n, n))};
+}
+
+TEST(Kernels, PrepFullMatchesFramesToPlanes) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  for (SampleDepth depth : {SampleDepth::u8, SampleDepth::u16}) {
+    const int w = 37, h = 21;
+    const Frames f = make_frames(w, h, depth);
+    Buffer fa = upload_frame(r, f.a), fb = upload_frame(r, f.b);
+    Buffer i0 = r.output(3 * w * h * 4), i1 = r.output(3 * w * h * 4);
+    auto p = make_prep_full(r.shared(), w, h, depth == SampleDepth::u16);
+    r.run(*p, {&fa, &fb, &i0, &i1}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+      cmd.dispatch_linear(*p, set, std::uint64_t(w) * h, 2);
+    });
+    auto got = r.download(i0, 3 * w * h);
+    const auto second = r.download(i1, 3 * w * h);
+    got.insert(got.end(), second.begin(), second.end());
+    EXPECT_EQ(got, f.imgs.values) << (depth == SampleDepth::u8 ? "8-bit" : "16-bit");
+  }
+}
+
+TEST(Kernels, PrepQuarterMatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  const int w = 45, h = 19, pw = 48, ph = 32;  // padded grid larger than the frame
+  const Frames f = make_frames(w, h, SampleDepth::u8);
+  auto [i0, i1] = upload_planes(r, f.imgs);
+  for (Storage storage : storages(*context)) {
+    for (int channels : {7, 6}) {
+      Planes want;
+      cpu::prep_quarter(f.imgs, pw, ph, channels, 0.375f, want);
+      Buffer xq = r.output(want.values.size() * 4);
+      auto p = make_prep_quarter(r.shared(), storage, w, h, pw / 4, ph / 4, channels);
+      r.run(*p, {&i0, &i1, &xq}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+        cmd.dispatch(*p, set, PrepQuarterPush{0.375f}, {std::uint32_t(pw / 4), std::uint32_t(ph / 4), 1});
+      });
+      expect_matches(r.download(xq, want.values.size(), storage), want.values, storage,
+                     "prep_quarter " + std::to_string(channels) + " channels");
+    }
+  }
+}
+
+// One conv configuration: kernel choice, shape, residual.
+struct ConvCase {
+  ConvChoice choice;
+  ConvShape shape;
+};
+
+std::string conv_case_name(const ConvCase& c) {
+  return c.choice.text() + " " + std::to_string(c.shape.ci) + "->" + std::to_string(c.shape.co) +
+         " " + std::to_string(c.shape.in_w) + "x" + std::to_string(c.shape.in_h) + " stride " +
+         std::to_string(c.shape.stride) + (c.shape.residual ? " +residual" : "");
+}
+
+void run_conv_case(KernelRunner& r, const ConvCase& c, Storage storage) {
+  const ConvShape& s = c.shape;
+  const std::string what = conv_case_name(c);
+  if (auto why = conv_unfit(r.context().caps(), s, c.choice); !why.empty()) {
+    ADD_FAILURE() << what << " does not fit the test device: " << why;
+    return;
+  }
+  const std::size_t in_n = std::size_t(s.ci) * s.in_h * s.in_w;
+  const std::size_t out_n = std::size_t(s.co) * s.out_h() * s.out_w();
+  const auto src = rounded(random_values(in_n, -1.0f, 1.0f, 1), storage);
+  const auto weight = rounded(random_values(std::size_t(s.co) * s.ci * 9, -0.3f, 0.3f, 2), storage);
+  const auto bias = random_values(std::size_t(s.co), -0.1f, 0.1f, 3);
+  const auto alpha = random_values(std::size_t(s.co), 0.1f, 0.3f, 4);
+  const auto residual = rounded(random_values(out_n, -1.0f, 1.0f, 5), storage);
+
+  Planes want(s.co, s.out_h(), s.out_w());
+  cpu::conv3x3(planes(s.ci, s.in_h, s.in_w, src), weight.data(), bias.data(),
+               s.prelu ? alpha.data() : nullptr, s.stride, cpu::Padding::zero, want);
+  if (s.residual)
+    for (std::size_t i = 0; i < out_n; ++i) want.values[i] += residual[i];
+
+  Buffer bsrc = r.upload(src, storage);
+  Buffer bw = r.upload(pack_conv_weights(weight, s.co, s.ci, c.choice.coc), storage);
+  Buffer bb = r.upload(bias), ba = r.upload(alpha), bres = r.upload(residual, storage);
+  Buffer bdst = r.output(out_n * storage_bytes(storage));
+  auto p = make_conv(r.shared(), storage, s, c.choice);
+  r.run(*p, {&bsrc, &bw, &bb, &ba, &bdst, s.residual ? &bres : &bdst},
+        [&](CommandBuffer& cmd, VkDescriptorSet set) { cmd.dispatch(*p, set, conv_elements(s)); });
+  expect_matches(r.download(bdst, out_n, storage), want.values, storage, what);
+}
+
+class ConvKernels : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(ConvKernels, MatchReferenceConv) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  for (Storage storage : storages(*context)) run_conv_case(r, GetParam(), storage);
+}
+
+const ConvCase conv_cases[] = {
+    // the encoder's stride-2 convs: 7 input channels, odd sizes, COC 4 and 2, partial slab
+    {{ConvKind::direct, 4, 8}, {7, 12, 25, 19, 2}},
+    {{ConvKind::direct, 2, 4}, {6, 6, 13, 9, 2}},
+    {{ConvKind::direct, 8, 8}, {20, 16, 11, 7, 2}},
+    // stride 1 without tiles (the same kernel), and the tiled kernel with COC 1 and 4
+    {{ConvKind::direct, 4, 8}, {12, 8, 9, 5, 1}},
+    {{ConvKind::tiled, 4, 8}, {20, 12, 21, 11, 1}},
+    {{ConvKind::tiled, 1, 3}, {11, 5, 17, 9, 1}},
+    // the trunk kernels, with the residual, partial slabs and partial 16x16 tiles
+    {{ConvKind::rb, 4, 8, 18}, {20, 12, 21, 11, 1, true, true}},
+    {{ConvKind::rb, 8, 6, 24}, {20, 16, 33, 18, 1, true, false}},
+    {{ConvKind::rb, 8, 16, 24}, {24, 24, 7, 5, 1, true, true}},
+    {{ConvKind::rb_subgroup, 4, 8, 24}, {20, 12, 21, 11, 1, true, true}},
+    {{ConvKind::rb_subgroup, 8, 5, 18}, {13, 16, 17, 17, 1, true, false}},
+    // no PReLU (not used by the graph today, but a switch of the kernel)
+    {{ConvKind::rb, 4, 4, 24}, {8, 4, 9, 9, 1, false, false}},
+};
+
+INSTANTIATE_TEST_SUITE_P(Choices, ConvKernels, ::testing::ValuesIn(conv_cases),
+                         [](const auto& p) {
+                           std::string n = conv_case_name(p.param) + "_" + std::to_string(p.index);
+                           for (auto& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+TEST(Kernels, DeconvMatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  const int ci = 20, co = 5, iw = 7, ih = 5;
+  for (Storage storage : storages(*context)) {
+    const auto src = rounded(random_values(std::size_t(ci) * iw * ih, -1.0f, 1.0f, 11), storage);
+    const auto weight = random_values(std::size_t(ci) * co * 16, -0.2f, 0.2f, 12);
+    const auto bias = random_values(co, -0.1f, 0.1f, 13);
+    Planes want(co, ih * 2, iw * 2);
+    cpu::deconv4x4s2(planes(ci, ih, iw, src), weight.data(), bias.data(), want);
+    Buffer bsrc = r.upload(src, storage), bw = r.upload(weight), bb = r.upload(bias);
+    Buffer dst = r.output(want.values.size() * 4);
+    auto p = make_deconv(r.shared(), storage, ci, co, iw, ih);
+    r.run(*p, {&bsrc, &bw, &bb, &dst}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+      cmd.dispatch(*p, set, {std::uint32_t(iw * 2), std::uint32_t(ih * 2), 1});
+    });
+    // The output is f32 in both precisions: only the input was rounded.
+    expect_matches(r.download(dst, want.values.size()), want.values, Storage::f32, "deconv");
+  }
+}
+
+TEST(Kernels, FilmMatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  const int c = 12, n = 35;
+  for (Storage storage : storages(*context)) {
+    const auto src = rounded(random_values(std::size_t(c) * n, -2.0f, 2.0f, 21), storage);
+    // two slots: the kernel must read the one it is given
+    const auto params = random_values(std::size_t(4) * c, -0.5f, 0.5f, 22);
+    Planes want = planes(c, 1, n, src);
+    cpu::apply_film(want, std::span<const float>(params).subspan(std::size_t(2) * c));
+    Buffer bsrc = r.upload(src, storage), bp = r.upload(params);
+    Buffer dst = r.output(src.size() * storage_bytes(storage));
+    auto p = make_film(r.shared(), storage, c, n);
+    r.run(*p, {&bsrc, &bp, &dst}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+      cmd.dispatch_linear(*p, set, FilmPush{1}, std::uint64_t(c) * n);
+    });
+    expect_matches(r.download(dst, src.size(), storage), want.values, storage, "film");
+  }
+}
+
+// A plausible flow field: flows of a few pixels, mask logits around 0.
+std::vector<float> flow_field(int tw, int th, unsigned seed) {
+  auto v = random_values(std::size_t(5) * tw * th, -0.6f, 0.6f, seed);
+  for (std::size_t i = std::size_t(4) * tw * th; i < v.size(); ++i) v[i] *= 4.0f;
+  return v;
+}
+
+TEST(Kernels, RefinePrepMatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  const int w = 37, h = 21, tw = 6, th = 4;  // padded 48x32
+  const Frames f = make_frames(w, h, SampleDepth::u8);
+  const auto tmp8 = flow_field(tw, th, 31);
+  const Planes tmp8_planes = planes(5, th, tw, tmp8);
+  Planes want;
+  cpu::refine_prep(cpu::FlowField(tmp8_planes), f.imgs, want);
+  auto [i0, i1] = upload_planes(r, f.imgs);
+  Buffer bt = r.upload(tmp8);
+  for (Storage storage : storages(*context)) {
+    Buffer rin = r.output(want.values.size() * 4);
+    auto p = make_refine_prep(r.shared(), storage, w, h, tw, th);
+    r.run(*p, {&bt, &i0, &i1, &rin}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+      cmd.dispatch(*p, set, {std::uint32_t(tw * 2), std::uint32_t(th * 2), 1});
+    });
+    expect_matches(r.download(rin, want.values.size(), storage), want.values, storage,
+                   "refine_prep");
+  }
+}
+
+TEST(Kernels, RefineOutMatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  const Model model = Model::load(framecast::testing::golden_dir() / "tfact2_37x21" / "model.json");
+  const int c = model.shape().refine_width, qw = 12, qh = 7;
+  for (Storage storage : storages(*context)) {
+    const auto src = rounded(random_values(std::size_t(c) * qw * qh, -1.0f, 1.0f, 41), storage);
+    Planes want;
+    cpu::refine_out(planes(c, qh, qw, src), model, want);
+    Buffer bsrc = r.upload(src, storage);
+    Buffer bw = r.upload(model.tensor("refine.c3.weight").values);
+    Buffer bb = r.upload(model.tensor("refine.c3.bias").values);
+    Buffer dst = r.output(want.values.size() * 4);
+    auto p = make_refine_out(r.shared(), storage, c, qw, qh);
+    r.run(*p, {&bsrc, &bw, &bb, &dst}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+      cmd.dispatch(*p, set, {std::uint32_t(qw), std::uint32_t(qh), 1});
+    });
+    expect_matches(r.download(dst, want.values.size()), want.values, Storage::f32, "refine_out");
+  }
+}
+
+class FlowOut : public ::testing::TestWithParam<std::tuple<SampleDepth, bool, bool>> {};
+
+TEST_P(FlowOut, MatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  const auto [depth, with_residual, guard] = GetParam();
+  const int w = 37, h = 21, tw = 6, th = 4;
+  const bool deep = depth == SampleDepth::u16;
+  Frames f = make_frames(w, h, depth);
+  // a static block, so that the guard has something to keep
+  for (int y = 2; y < 9; ++y)
+    for (int x = 3; x < 12; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const std::size_t i = (std::size_t(y) * w + x) * 3 + c;
+        if (deep) {
+          f.b.rgb16()[i] = f.a.rgb16()[i];
+        } else {
+          f.b.rgb8()[i] = f.a.rgb8()[i];
+        }
+      }
+  cpu::frames_to_planes(f.a, f.b, f.imgs);
+  const auto tmp8 = flow_field(tw, th, 51);
+  const Planes tmp8_planes = planes(5, th, tw, tmp8);
+  const auto residual = random_values(std::size_t(3) * tw * 2 * th * 2, -0.1f, 0.1f, 52);
+  const Planes residual_planes = planes(3, th * 2, tw * 2, residual);
+  Frame want(w, h, depth);
+  cpu::flow_out(cpu::FlowField(tmp8_planes), f.imgs, with_residual ? &residual_planes : nullptr,
+                guard, want);
+
+  auto [i0, i1] = upload_planes(r, f.imgs);
+  Buffer bt = r.upload(tmp8), bres = r.upload(residual);
+  Buffer out = r.output(packed_frame_bytes(w, h, deep));
+  auto p = make_flow_out(r.shared(), w, h, tw, th, with_residual, guard, deep);
+  r.run(*p, {&bt, &i0, &i1, with_residual ? &bres : &bt, &out},
+        [&](CommandBuffer& cmd, VkDescriptorSet set) {
+          cmd.dispatch_linear(*p, set, flow_out_threads(w, h, deep));
+        });
+  const auto bytes = r.download_bytes(out);
+  Frame got(w, h, depth);
+  std::memcpy(deep ? (void*)got.rgb16().data() : (void*)got.rgb8().data(), bytes.data(),
+              got.sample_count() * (deep ? 2 : 1));
+  const auto d = framecast::testing::compare(got, want);
+  EXPECT_LE(d.max_error, 1) << "worst at " << framecast::testing::where(want, d.worst);
+  EXPECT_LT(d.mean_error, 0.01);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, FlowOut,
+                         ::testing::Combine(::testing::Values(SampleDepth::u8, SampleDepth::u16),
+                                            ::testing::Bool(), ::testing::Bool()),
+                         [](const auto& p) {
+                           return std::string(std::get<0>(p.param) == SampleDepth::u8 ? "8bit" : "16bit") +
+                                  (std::get<1>(p.param) ? "_residual" : "") +
+                                  (std::get<2>(p.param) ? "_guard" : "");
+                         });
+
+TEST(Kernels, ConvWeightPacking) {
+  // [co, ci, 9] -> [co / coc][ci][9][coc]
+  std::vector<float> w(4 * 2 * 9);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = float(i);
+  const auto packed = pack_conv_weights(w, 4, 2, 2);
+  // block 1 (co 2, 3), ci 1, tap 5, lane 1 -> co 3
+  EXPECT_EQ(packed[((1 * 2 + 1) * 9 + 5) * 2 + 1], w[(3 * 2 + 1) * 9 + 5]);
+  EXPECT_EQ(packed[0], w[0]);
+  EXPECT_EQ(packed[1], w[(1 * 2 + 0) * 9 + 0]);
+}
+
+TEST(Kernels, ConvChoicesAreFittedToShapeAndDevice) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const DeviceCaps& caps = context->caps();
+  // stride 2 always runs direct; a width that is not a multiple of 4 leaves rb for tiled
+  EXPECT_EQ(fit_conv(caps, {7, 12, 9, 9, 2}, {ConvKind::rb, 8, 8, 24}).kind, ConvKind::direct);
+  const auto odd = fit_conv(caps, {6, 6, 9, 9, 1}, {ConvKind::rb, 8, 8, 24});
+  EXPECT_EQ(odd.kind, ConvKind::tiled);
+  EXPECT_EQ(6 % odd.coc, 0);
+  // 12 channels: COC 8 does not divide, 4 does
+  EXPECT_EQ(fit_conv(caps, {12, 12, 9, 9, 1}, {ConvKind::rb, 8, 8, 24}).coc, 4);
+  // a slab too large for shared memory is shrunk until it fits
+  const auto big = fit_conv(caps, {512, 16, 9, 9, 1}, {ConvKind::rb, 8, 512, 24});
+  EXPECT_LE(conv_shared_bytes(big), caps.max_shared_memory);
+  EXPECT_FALSE(conv_unfit(caps, {16, 16, 9, 9, 1}, {ConvKind::rb, 3, 8, 24}).empty());
+}
+
+}  // namespace
+}  // namespace framecast::vulkan
