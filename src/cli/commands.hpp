@@ -8,5 +8,6 @@ namespace framecast::cli {
 void add_pair_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_tune_command(CLI::App& app);  // Vulkan conv autotuning
 
 }  // namespace framecast::cli

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   framecast::cli::add_pair_command(app);
   framecast::cli::add_info_command(app);
   framecast::cli::add_bench_command(app);
+  framecast::cli::add_tune_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

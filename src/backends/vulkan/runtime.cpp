@@ -6,6 +6,7 @@
 
 #include "backends/cpu/ops_reference.hpp"
 #include "backends/vulkan/tune_cache.hpp"
+#include "backends/vulkan/tuner.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {
@@ -17,10 +18,6 @@ constexpr int kMaxBatch = 8;
 int round_up16(int v) { return (v + 15) / 16 * 16; }
 
 std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to * to; }
-
-// The sound default for the trunk when nothing is tuned: register-blocked, 8 channels per
-// thread, small slabs so that several workgroups share a multiprocessor.
-ConvChoice default_trunk_choice() { return {ConvKind::rb, 8, 8, 24}; }
 
 }  // namespace
 

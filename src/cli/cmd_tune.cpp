@@ -1,0 +1,99 @@
+// framecast tune: times the trunk conv's kernel variants on a Vulkan device for a model width
+// and frame size, and caches the fastest, which the Vulkan runtime then uses by itself.
+#include <iomanip>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "framecast/error.hpp"
+#ifdef FRAMECAST_HAVE_VULKAN
+#include "backends/vulkan/context.hpp"
+#include "backends/vulkan/tuner.hpp"
+#endif
+
+namespace framecast::cli {
+namespace {
+
+struct TuneOptions {
+  std::vector<std::string> sizes = {"1920x1080"};
+  std::string model;
+  int device = -1;
+  std::string precision = "auto";
+  int show = 5;
+};
+
+#ifdef FRAMECAST_HAVE_VULKAN
+void run_tune(const TuneOptions& options) {
+  using namespace framecast::vulkan;
+  const Precision precision = parse_precision(options.precision);
+  // Without --model: the width of the 240-channel student that `bench` measures by default.
+  const int width = options.model.empty() ? 240 : load_model(options.model).shape().c2;
+  const auto context = Context::create(options.device);
+  const DeviceCaps& caps = context->caps();
+  std::vector<Storage> storages;
+  if (precision != Precision::f32 && caps.f16) storages.push_back(Storage::f16);
+  if (precision != Precision::f16) storages.push_back(Storage::f32);
+  if (storages.empty())
+    throw Error(ErrorKind::unsupported, caps.name + " has no f16 arithmetic with 16-bit storage");
+
+  const auto path = TuneCache::default_path();
+  TuneCache cache = TuneCache::load(path);
+  if (!cache.warning().empty()) warn(cache.warning() + "; it will be rewritten");
+  std::cout << "Tuning the trunk conv (C2=" << width << ") on [" << caps.index << "] " << caps.name
+            << ", driver " << caps.driver << "\n";
+  for (const auto& size : options.sizes) {
+    const auto [w, h] = parse_size(size);
+    const int plane_w = (w + 15) / 16, plane_h = (h + 15) / 16;
+    for (Storage storage : storages) {
+      throw_if_interrupted();
+      int done = 0;
+      const auto outcome = tune_trunk_conv(context, width, plane_w, plane_h, storage, {},
+                                           [&](const TuneTiming&) {
+                                             throw_if_interrupted();
+                                             std::cerr << "." << std::flush;
+                                             ++done;
+                                           });
+      std::cerr << "\n";
+      std::cout << std::fixed << std::setprecision(4) << size << " " << storage_name(storage)
+                << " (" << plane_w << "x" << plane_h << " trunk plane, " << done
+                << " variants): best " << outcome.best.choice.text() << " " << outcome.best.ms
+                << " ms per conv";
+      if (outcome.fallback)
+        std::cout << "; default " << outcome.fallback->choice.text() << " " << outcome.fallback->ms
+                  << " ms (" << std::setprecision(2) << outcome.fallback->ms / outcome.best.ms
+                  << "x)";
+      std::cout << "\n";
+      for (int i = 1; i < options.show && i < int(outcome.timings.size()); ++i)
+        std::cout << "    " << std::setprecision(4) << outcome.timings[std::size_t(i)].choice.text()
+                  << " " << outcome.timings[std::size_t(i)].ms << " ms\n";
+      cache.put(outcome.key, {outcome.best.choice, outcome.best.ms, caps.name});
+    }
+  }
+  cache.save(path);
+  std::cout << "saved to " << path.string() << "\n";
+}
+#else
+void run_tune(const TuneOptions&) {
+  throw Error(ErrorKind::unsupported, "this build of Framecast has no Vulkan backend to tune");
+}
+#endif
+
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
+  auto options = std::make_shared<TuneOptions>();
+  auto* cmd = app.add_subcommand(
+      "tune", "time the Vulkan conv kernels for a model width and frame size; cache the fastest");
+  cmd->add_option("--size", options->sizes, "frame size(s) WxH")->capture_default_str();
+  cmd->add_option("--model", options->model,
+                  "model file or shipped name whose width to tune (default: C2=240)");
+  cmd->add_option("--device", options->device, "GPU index (see `framecast info`); -1 picks one")
+      ->capture_default_str();
+  cmd->add_option("--precision", options->precision,
+                  "auto (every precision the device has), f32 or f16")
+      ->capture_default_str();
+  cmd->add_option("--show", options->show, "variants listed per size")->capture_default_str();
+  cmd->callback([options] { run_tune(*options); });
+}
+
+}  // namespace framecast::cli

@@ -1,0 +1,135 @@
+// The Vulkan backend as a user meets it through the binary: `pair` on every variant against
+// the golden outputs, `tune` writing its cache, `info` listing the device, and clean errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <fstream>
+
+#include "core/test_support.hpp"
+#include "io/image.hpp"
+#include "vulkan/vk_test_support.hpp"
+
+namespace framecast::vulkan {
+namespace {
+
+using framecast::testing::TempDir;
+
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+Result run(const TempDir& dir, const std::string& args) {
+  const auto out_path = dir / "stdout.txt", err_path = dir / "stderr.txt";
+  const std::string cmd = "XDG_CACHE_HOME=" + dir.path().string() + " " + FRAMECAST_BINARY + " " +
+                          args + " >" + out_path.string() + " 2>" + err_path.string();
+  const int status = std::system(cmd.c_str());
+  auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
+}
+
+class PairVulkan : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PairVulkan, MatchesGoldenOutputs) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const std::string name = GetParam();
+  const auto dir = framecast::testing::golden_dir() / name;
+  const auto spec = framecast::testing::read_json(dir / "case.json");
+  std::string ts;
+  for (const auto& t : spec["t"]) {
+    if (!ts.empty()) ts += ',';
+    ts += std::to_string(t.get<float>());
+  }
+  TempDir tmp;
+  for (const char* precision : {"f32", "auto"}) {
+    const std::string args = "pair " + (dir / "frame0.png").string() + " " +
+                             (dir / "frame1.png").string() + " --backend vulkan --precision " +
+                             precision + " --model " + (dir / spec["model"].get<std::string>()).string() +
+                             (spec["static_guard"].get<bool>() ? " --static-guard" : "") + " -t " +
+                             ts + " -o " + (tmp / "mid_%d.png").string();
+    const Result r = run(tmp, args);
+    ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    for (std::size_t i = 0; i < spec["t"].size(); ++i) {
+      const Frame got = io::read_image(tmp / ("mid_" + std::to_string(i + 1) + ".png"));
+      const Frame want = io::read_image(dir / spec["outputs"][i].get<std::string>());
+      const auto d = framecast::testing::compare(got, want);
+      if (std::string(precision) == "f32") {
+        EXPECT_LE(d.max_error, 1) << name << " output " << i + 1;
+      } else {
+        EXPECT_LE(d.mean_error, 0.1) << name << " output " << i + 1 << " (" << precision << ")";
+      }
+    }
+  }
+}
+
+std::vector<std::string> single_block_cases() {
+  std::vector<std::string> names;
+  for (const auto& name : framecast::testing::golden_cases())
+    if (name.rfind("k", 0) != 0 ||
+        Model::load(framecast::testing::golden_dir() / name /
+                    framecast::testing::read_json(framecast::testing::golden_dir() / name /
+                                                  "case.json")["model"]
+                        .get<std::string>())
+            .shape()
+            .blocks.empty())
+      names.push_back(name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, PairVulkan, ::testing::ValuesIn(single_block_cases()));
+
+TEST(VulkanCli, TuneWritesItsCacheAndBenchUsesIt) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  TempDir tmp;
+  const std::string model =
+      (framecast::testing::golden_dir() / "tfact_48x32" / "model.json").string();
+  const Result tune = run(tmp, "tune --size 64x48 --precision f32 --model " + model);
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  EXPECT_NE(tune.out.find("best"), std::string::npos) << tune.out;
+  EXPECT_TRUE(std::filesystem::exists(tmp / "framecast" / "tune.json"));
+  const Result bench = run(tmp, "bench --backend vulkan --precision f32 --size 64x48 --runs 1 "
+                                "--warmup 0 --model " + model);
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_NE(bench.out.find("[tuned]"), std::string::npos) << bench.out;
+  EXPECT_TRUE(bench.err.empty()) << bench.err;
+  // A corrupt cache: one warning line, and the bench still runs.
+  std::ofstream(tmp / "framecast" / "tune.json") << "{ broken";
+  const Result again = run(tmp, "bench --backend vulkan --size 64x48 --runs 1 --warmup 0 --model " + model);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(std::count(again.err.begin(), again.err.end(), '\n'), 1) << again.err;
+  EXPECT_NE(again.err.find("tuning cache"), std::string::npos) << again.err;
+}
+
+TEST(VulkanCli, BenchProfileReportsGpuStages) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  if (!context->caps().timestamps) GTEST_SKIP() << "no timestamps";
+  TempDir tmp;
+  const Result r = run(tmp, "bench --backend vulkan --size 40x24 --runs 1 --warmup 0 --profile "
+                            "--json --model " +
+                                (framecast::testing::golden_dir() / "classic_32x32" / "model.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  ASSERT_EQ(report.size(), 1u);
+  EXPECT_EQ(report[0]["timing"], "device");
+  EXPECT_TRUE(report[0]["stages_ms"].contains("trunk7"));
+  EXPECT_TRUE(report[0]["stages_ms"].contains("flow_out"));
+}
+
+TEST(VulkanCli, InfoListsTheDeviceAndBadDevicesFailCleanly) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  TempDir tmp;
+  const Result info = run(tmp, "info");
+  ASSERT_EQ(info.exit_code, 0);
+  EXPECT_NE(info.out.find(context->caps().name), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("subgroup size"), std::string::npos);
+  const Result bad = run(tmp, "bench --backend vulkan --device 99 --size 16x16 --runs 1");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  EXPECT_NE(bad.err.find("no Vulkan device 99"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace framecast::vulkan

@@ -1,0 +1,181 @@
+// The tuning cache and the tuner: persisted choices are used by new runtimes, anything
+// corrupt or stale is ignored with one warning and never crashes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "backends/cpu/cpu_backend.hpp"
+#include "backends/vulkan/runtime.hpp"
+#include "backends/vulkan/tune_cache.hpp"
+#include "backends/vulkan/tuner.hpp"
+#include "core/test_support.hpp"
+#include "io/test_pattern.hpp"
+#include "vulkan/vk_test_support.hpp"
+
+namespace framecast::vulkan {
+namespace {
+
+using framecast::testing::TempDir;
+
+// Points XDG_CACHE_HOME at a temporary folder for the test's lifetime.
+class CacheHome {
+ public:
+  CacheHome() {
+    const char* old = std::getenv("XDG_CACHE_HOME");
+    if (old) old_ = old;
+    had_ = old != nullptr;
+    setenv("XDG_CACHE_HOME", dir_.path().c_str(), 1);
+  }
+  ~CacheHome() {
+    if (had_) {
+      setenv("XDG_CACHE_HOME", old_.c_str(), 1);
+    } else {
+      unsetenv("XDG_CACHE_HOME");
+    }
+  }
+  std::filesystem::path file() const { return dir_.path() / "framecast" / "tune.json"; }
+  void write(const std::string& text) const {
+    std::filesystem::create_directories(file().parent_path());
+    std::ofstream(file()) << text;
+  }
+
+ private:
+  TempDir dir_;
+  std::string old_;
+  bool had_ = false;
+};
+
+TuneKey some_key() {
+  TuneKey k;
+  k.vendor_id = 0x10de;
+  k.device_id = 0x2335;
+  k.driver_version = 42;
+  k.width = 240;
+  k.plane_w = 120;
+  k.plane_h = 68;
+  k.storage = Storage::f16;
+  return k;
+}
+
+TEST(TuneCache, PathFollowsXdgCacheHome) {
+  CacheHome home;
+  EXPECT_EQ(TuneCache::default_path(), home.file());
+  setenv("XDG_CACHE_HOME", "relative/path", 1);  // not absolute: ignored, as the spec says
+  const char* user_home = std::getenv("HOME");
+  if (user_home) {
+    EXPECT_EQ(TuneCache::default_path(),
+              std::filesystem::path(user_home) / ".cache" / "framecast" / "tune.json");
+  }
+}
+
+TEST(TuneCache, RoundTrip) {
+  CacheHome home;
+  TuneCache cache = TuneCache::load(home.file());
+  EXPECT_TRUE(cache.warning().empty());  // a missing file is just empty
+  EXPECT_EQ(cache.size(), 0u);
+  const ConvChoice choice{ConvKind::rb_subgroup, 4, 12, 18};
+  cache.put(some_key(), {choice, 0.25, "a GPU"});
+  cache.save(home.file());
+  const TuneCache again = TuneCache::load(home.file());
+  EXPECT_TRUE(again.warning().empty()) << again.warning();
+  const auto found = again.find(some_key());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->choice, choice);
+  EXPECT_DOUBLE_EQ(found->ms, 0.25);
+}
+
+TEST(TuneCache, CorruptFilesAreIgnoredWithOneWarning) {
+  CacheHome home;
+  const std::string entry = R"("10de:2335 c240 120x68 f16 driver 42 kernels 1")";
+  for (const std::string& text :
+       {std::string("not json at all {"), std::string("[1, 2, 3]"),
+        std::string(R"({"magic": "something-else", "version": 1, "entries": {}})"),
+        std::string(R"({"magic": "framecast-tune", "version": 99, "entries": {}})"),
+        std::string(R"({"magic": "framecast-tune", "version": 1})"),
+        R"({"magic": "framecast-tune", "version": 1, "entries": {)" + entry +
+            R"(: {"kind": "warp-drive", "coc": 4, "slab": 8, "tile_stride": 24}}})",
+        R"({"magic": "framecast-tune", "version": 1, "entries": {)" + entry +
+            R"(: {"kind": "rb", "coc": -3, "slab": 8, "tile_stride": 24}}})",
+        R"({"magic": "framecast-tune", "version": 1, "entries": {)" + entry +
+            R"(: {"kind": "rb", "coc": "eight"}}})"}) {
+    home.write(text);
+    TuneCache cache;
+    EXPECT_NO_THROW(cache = TuneCache::load(home.file())) << text;
+    EXPECT_FALSE(cache.warning().empty()) << text;
+    EXPECT_FALSE(cache.find(some_key())) << text;
+  }
+}
+
+TEST(TuneCache, StaleEntriesAreReported) {
+  CacheHome home;
+  TuneCache cache;
+  TuneKey old = some_key();
+  old.driver_version = 41;
+  cache.put(old, {{ConvKind::rb, 4, 8, 24}, 0.3, "a GPU"});
+  std::string stale;
+  EXPECT_FALSE(cache.find(some_key(), &stale));
+  EXPECT_NE(stale.find("stale"), std::string::npos);
+  TuneKey other_size = some_key();
+  other_size.plane_w = 80;
+  stale.clear();
+  EXPECT_FALSE(cache.find(other_size, &stale));
+  EXPECT_TRUE(stale.empty()) << "another size is not stale, only untuned";
+}
+
+TEST(Tuner, RuntimeUsesTheCachedChoice) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  CacheHome home;
+  const Model model = Model::random_classic(8, 16, 5);
+  const int w = 60, h = 36;  // padded 64x48: trunk plane 4x3
+  const ConvChoice tuned{ConvKind::tiled, 4, 8, 18};
+  TuneCache cache;
+  cache.put(TuneKey::make(context->caps(), 16, 4, 3, Storage::f32), {tuned, 0.1, "test"});
+  cache.save(home.file());
+  RuntimeOptions options;
+  options.precision = Precision::f32;
+  GraphRuntime runtime(context, model, w, h, options);
+  EXPECT_EQ(runtime.trunk_choice(), tuned);
+  EXPECT_NE(runtime.describe().find("[tuned]"), std::string::npos) << runtime.describe();
+  EXPECT_TRUE(runtime.warnings().empty());
+  // and the frames are still the reference's
+  const Frame a = io::test_pattern(w, h, 0.0f), b = io::test_pattern(w, h, 2.0f);
+  runtime.prepare_pair(a, b);
+  const Frame got = runtime.mid(0.5f);
+  auto reference = cpu::make_cpu_backend(cpu::CpuPath::reference)->create_runtime(model, w, h, {});
+  reference->prepare_pair(a, b);
+  EXPECT_LE(framecast::testing::compare(got, reference->mid(0.5f)).max_error, 1);
+}
+
+TEST(Tuner, CorruptCacheGivesOneWarningAndTheDefault) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  CacheHome home;
+  home.write("\x01\x02 garbage");
+  RuntimeOptions options;
+  options.precision = Precision::f32;
+  GraphRuntime runtime(context, Model::random_classic(8, 16, 5), 32, 32, options);
+  ASSERT_EQ(runtime.warnings().size(), 1u);
+  EXPECT_NE(runtime.warnings()[0].find("corrupt"), std::string::npos) << runtime.warnings()[0];
+  EXPECT_NE(runtime.describe().find("[default]"), std::string::npos);
+}
+
+TEST(Tuner, TimesTheCandidatesAndPicksTheFastest) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  if (!context->caps().timestamps) GTEST_SKIP() << "no timestamps";
+  const std::vector<ConvChoice> candidates = {{ConvKind::rb, 4, 8, 24}, {ConvKind::tiled, 4, 8, 18}};
+  int seen = 0;
+  const auto outcome = tune_trunk_conv(context, 16, 3, 2, Storage::f32, candidates,
+                                       [&](const TuneTiming&) { ++seen; });
+  EXPECT_EQ(seen, 2);
+  ASSERT_EQ(outcome.timings.size(), 2u);
+  EXPECT_LE(outcome.timings[0].ms, outcome.timings[1].ms);
+  EXPECT_EQ(outcome.best.choice, outcome.timings[0].choice);
+  EXPECT_GT(outcome.best.ms, 0.0);
+  // every candidate offered for a real shape fits the device
+  const ConvShape shape{240, 240, 120, 68, 1};
+  for (const auto& c : conv_candidates(context->caps(), shape))
+    EXPECT_TRUE(conv_unfit(context->caps(), shape, c).empty()) << c.text();
+}
+
+}  // namespace
+}  // namespace framecast::vulkan
