@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
   framecast::cli::add_info_command(app);
   framecast::cli::add_bench_command(app);
   framecast::cli::add_tune_command(app);
+#ifdef FRAMECAST_HAVE_VIDEO
+  framecast::cli::add_interpolate_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

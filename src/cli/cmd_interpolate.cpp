@@ -1,0 +1,150 @@
+// framecast interpolate -i IN -o OUT (--factor F | --fps R): a video at a higher frame rate.
+#include <unistd.h>
+
+#include <csignal>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "framecast/error.hpp"
+#include "video/pipeline.hpp"
+#include "video/scene_cut.hpp"
+
+namespace framecast::cli {
+namespace {
+
+struct InterpolateOptions {
+  std::string input, output, factor, fps;
+  EngineOptions engine;
+  double scene_threshold = video::default_scene_threshold;
+  bool no_scene_detect = false;
+  std::string codec, preset;
+  std::optional<int> crf;
+  std::string progress = "auto";
+  bool strict = false;
+};
+
+// Prints the job's progress on stderr (stdout may carry the video): a line redrawn in place
+// on a terminal, one line per report elsewhere, JSON objects, or nothing.
+class Reporter {
+ public:
+  explicit Reporter(const std::string& mode) : terminal_(isatty(STDERR_FILENO) != 0) {
+    mode_ = mode == "auto" ? (terminal_ ? "plain" : "none") : mode;
+  }
+
+  void started(const std::string& line) {
+    if (mode_ == "plain") std::cerr << "framecast: " << line << "\n";
+  }
+  void warning(const std::string& text) {
+    clear_line();
+    warn(text);
+  }
+  void progress(const video::Progress& p) {
+    if (mode_ == "json") {
+      std::cerr << video::progress_json(p) << std::endl;
+    } else if (mode_ == "plain" && terminal_) {
+      std::cerr << "\r" << video::progress_line(p) << "\033[K" << std::flush;
+      line_shown_ = true;
+    } else if (mode_ == "plain") {
+      std::cerr << video::progress_line(p) << std::endl;
+    }
+  }
+  void finished(const video::Progress& p) {
+    clear_line();
+    if (mode_ == "json") std::cerr << video::progress_json(p) << std::endl;
+    if (mode_ == "plain") std::cerr << "framecast: " << video::summary_line(p) << std::endl;
+  }
+  // Errors are printed by main(); a live line must not be left half-overwritten.
+  void clear_line() {
+    if (line_shown_) std::cerr << "\r\033[K" << std::flush;
+    line_shown_ = false;
+  }
+
+ private:
+  bool terminal_;
+  std::string mode_;
+  bool line_shown_ = false;
+};
+
+video::InterpolateJob make_job(const InterpolateOptions& o) {
+  video::InterpolateJob job;
+  job.input = o.input;
+  job.output = o.output;
+  job.rate = o.fps.empty() ? video::RateRequest{video::parse_rational(o.factor, "--factor"), true}
+                           : video::RateRequest{video::parse_frame_rate(o.fps, "--fps"), false};
+  if (!o.no_scene_detect) {
+    if (!(o.scene_threshold > 0.0 && o.scene_threshold <= 1.0))
+      throw Error(ErrorKind::invalid_argument, "--scene-threshold must be in (0, 1]");
+    job.scene_threshold = o.scene_threshold;
+  }
+  job.strict = o.strict;
+  job.encoder = {o.codec, o.crf, o.preset};
+  return job;
+}
+
+void run_interpolate(const InterpolateOptions& options) {
+  const video::InterpolateJob job = make_job(options);
+  if (job.output == "-") {
+    if (isatty(STDOUT_FILENO))
+      throw Error(ErrorKind::invalid_argument,
+                  "-o - writes yuv4mpeg video to stdout, which is a terminal; pipe or redirect it");
+    // A reader that goes away should give an error message, not a silent SIGPIPE death.
+    std::signal(SIGPIPE, SIG_IGN);
+  }
+  Engine engine = make_engine(options.engine);
+  Reporter reporter(options.progress);
+  video::PipelineHooks hooks;
+  hooks.cancelled = [] { return interrupted.load(); };
+  hooks.warning = [&](const std::string& text) { reporter.warning(text); };
+  hooks.started = [&](const std::string& line) { reporter.started(line); };
+  hooks.progress = [&](const video::Progress& p) { reporter.progress(p); };
+  try {
+    reporter.finished(video::run_interpolation(job, engine, hooks));
+  } catch (...) {
+    reporter.clear_line();
+    throw;
+  }
+}
+
+}  // namespace
+
+void add_interpolate_command(CLI::App& app) {
+  auto options = std::make_shared<InterpolateOptions>();
+  auto* cmd = app.add_subcommand(
+      "interpolate", "write a video at a higher frame rate (audio, subtitles and colours kept)");
+  cmd->add_option("-i,--input", options->input, "input video; - reads yuv4mpeg from stdin")->required();
+  cmd->add_option("-o,--output", options->output,
+                  "output video, container from the extension (mp4, mkv, mov, webm, y4m, ...); "
+                  "- writes yuv4mpeg to stdout")
+      ->required();
+  auto* factor = cmd->add_option("--factor", options->factor,
+                                 "output rate as a multiple of the input's: 2, 2.5, 5/2");
+  auto* fps = cmd->add_option("--fps", options->fps,
+                              "output frames per second: 60, 59.94 (= 60000/1001), 60000/1001");
+  factor->excludes(fps);
+  cmd->callback([options] {
+    if (options->factor.empty() == options->fps.empty())
+      throw Error(ErrorKind::invalid_argument, "give --factor or --fps");
+    run_interpolate(*options);
+  });
+  add_engine_options(*cmd, options->engine);
+  auto* threshold = cmd->add_option("--scene-threshold", options->scene_threshold,
+                                    "scene-cut score above which no frame is blended (0..1]")
+                        ->capture_default_str();
+  cmd->add_flag("--no-scene-detect", options->no_scene_detect,
+                "blend across every pair, cuts included")
+      ->excludes(threshold);
+  cmd->add_option("--codec", options->codec,
+                  "video encoder (default: libx264 for mp4/mkv/mov, libvpx-vp9 for webm)");
+  cmd->add_option("--crf", options->crf, "encoder quality (libx264 default 18, libvpx-vp9 31)");
+  cmd->add_option("--preset", options->preset, "encoder preset, e.g. slow, medium, fast (libx264)");
+  cmd->add_option("--progress", options->progress,
+                  "auto (a live line on a terminal), plain, json (one object per second on stderr) "
+                  "or none")
+      ->check(CLI::IsMember({"auto", "plain", "json", "none"}))
+      ->capture_default_str();
+  cmd->add_flag("--strict", options->strict, "stop at damaged input frames instead of bridging them");
+}
+
+}  // namespace framecast::cli

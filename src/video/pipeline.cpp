@@ -1,0 +1,309 @@
+#include "video/pipeline.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "video/bounded_queue.hpp"
+#include "video/scene_cut.hpp"
+#include "video/schedule.hpp"
+#include "video/sink.hpp"
+#include "video/source.hpp"
+
+namespace framecast::video {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Few frames in flight: enough to keep every stage busy, little memory at 4K and 16 bits.
+constexpr std::size_t decoded_capacity = 4;
+constexpr std::size_t output_capacity = 8;
+
+struct OutputFrame {
+  std::shared_ptr<const Frame> image;  // shared when a source frame is repeated
+  std::int64_t index = 0;
+};
+
+struct HeldFrame {
+  std::shared_ptr<const Frame> image;
+  Rational time, duration;
+};
+
+struct Counters {
+  std::atomic<std::int64_t> decoded{0}, made{0}, synthesized{0}, written{0}, cuts{0};
+  std::atomic<std::int64_t> decode_ns{0}, interpolate_ns{0}, encode_ns{0};
+};
+
+// Adds the lifetime of its scope to a stage's busy time.
+class BusyTimer {
+ public:
+  explicit BusyTimer(std::atomic<std::int64_t>& total) : total_(total), start_(Clock::now()) {}
+  ~BusyTimer() {
+    total_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start_).count();
+  }
+  BusyTimer(const BusyTimer&) = delete;
+  BusyTimer& operator=(const BusyTimer&) = delete;
+
+ private:
+  std::atomic<std::int64_t>& total_;
+  Clock::time_point start_;
+};
+
+// Warnings raised on the stage threads, handed to the caller's thread.
+class Messages {
+ public:
+  void add(const std::string& text) {
+    std::lock_guard lock(mutex_);
+    pending_.push_back(text);
+  }
+  void forward(const std::function<void(const std::string&)>& to) {
+    std::vector<std::string> taken;
+    {
+      std::lock_guard lock(mutex_);
+      taken.swap(pending_);
+    }
+    for (const auto& text : taken)
+      if (to) to(text);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::string> pending_;
+};
+
+// The middle stage: pairs source frames, decides cuts, asks the engine for the slots' frames.
+class Interpolator {
+ public:
+  Interpolator(Engine& engine, const VideoSource& source, Rational rate,
+               std::optional<double> threshold, BoundedQueue<OutputFrame>& out, Counters& counters,
+               Messages& messages)
+      : engine_(engine), name_(source.name()), out_(out), counters_(counters), messages_(messages),
+        scheduler_(rate, source.info().start,
+                   snap_tolerance(source.info().time_base,
+                                  source.info().frame_rate > Rational(0) ? source.info().frame_rate : rate)) {
+    if (threshold) detector_.emplace(*threshold);
+  }
+
+  // False when stopped.
+  bool add(SourceFrame frame, std::stop_token stop) {
+    if (!window_.empty() && frame.time <= window_.back().time) {
+      if (!warned_order_)
+        messages_.add(name_ + ": a frame at " + clock_text(frame.time) +
+                      " does not follow its predecessor in time; such frames are dropped");
+      warned_order_ = true;
+      return true;
+    }
+    HeldFrame held{std::make_shared<const Frame>(std::move(frame.image)), frame.time, frame.duration};
+    if (detector_) {
+      BusyTimer busy(counters_.interpolate_ns);
+      detector_->add(*held.image);
+    }
+    window_.push_back(std::move(held));
+    if (!scheduler_.started()) return render(scheduler_.add(window_.back().time, false), nullptr, window_.back(), stop);
+    // Cut decisions look `span` frames ahead; without detection one frame is enough.
+    const std::size_t needed = detector_ ? SceneCutDetector::span + 1 : 2;
+    while (window_.size() >= needed)
+      if (!emit_pair(stop)) return false;
+    return true;
+  }
+
+  bool finish(std::stop_token stop) {
+    if (window_.empty()) throw Error(ErrorKind::io, name_ + ": no video frame could be decoded");
+    while (window_.size() >= 2)
+      if (!emit_pair(stop)) return false;
+    const HeldFrame& last = window_.front();
+    return render(scheduler_.finish(last.time + last.duration), &last, last, stop);
+  }
+
+ private:
+  bool emit_pair(std::stop_token stop) {
+    bool cut = false;
+    if (detector_) {
+      BusyTimer busy(counters_.interpolate_ns);
+      cut = detector_->cut_between(first_index_);
+    }
+    if (cut) ++counters_.cuts;
+    const bool running = render(scheduler_.add(window_[1].time, cut), &window_[0], window_[1], stop);
+    window_.pop_front();
+    ++first_index_;
+    return running;
+  }
+
+  bool render(const std::vector<Slot>& slots, const HeldFrame* previous, const HeldFrame& next,
+              std::stop_token stop) {
+    std::vector<float> ts;
+    for (const Slot& s : slots)
+      if (s.use == Slot::Use::blend) ts.push_back(s.t);
+    std::vector<Frame> mids;
+    if (!ts.empty()) {
+      BusyTimer busy(counters_.interpolate_ns);
+      mids = engine_.interpolate(*previous->image, *next.image, ts);
+    }
+    counters_.synthesized += std::int64_t(ts.size());
+    std::size_t m = 0;
+    for (const Slot& s : slots) {
+      std::shared_ptr<const Frame> image =
+          s.use == Slot::Use::blend      ? std::make_shared<const Frame>(std::move(mids[m++]))
+          : s.use == Slot::Use::previous ? previous->image
+                                         : next.image;
+      ++counters_.made;
+      if (!out_.push({std::move(image), s.index}, stop)) return false;
+    }
+    return true;
+  }
+
+  Engine& engine_;
+  std::string name_;
+  BoundedQueue<OutputFrame>& out_;
+  Counters& counters_;
+  Messages& messages_;
+  Scheduler scheduler_;
+  std::optional<SceneCutDetector> detector_;
+  std::deque<HeldFrame> window_;  // window_[0] is the earliest frame not yet paired onwards
+  std::int64_t first_index_ = 0;  // detector index of window_[0]
+  bool warned_order_ = false;
+};
+
+std::string rate_text(Rational rate) {
+  if (rate.den() == 1) return rate.str();
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", rate.to_double());
+  return text;
+}
+
+Rational output_rate(const RateRequest& request, const VideoSource& source) {
+  if (!request.factor) return request.value;
+  if (source.info().frame_rate <= Rational(0))
+    throw Error(ErrorKind::invalid_argument,
+                source.name() + ": its frame rate is unknown, so --factor cannot apply; use --fps");
+  return source.info().frame_rate * request.value;
+}
+
+void refuse_same_file(const InterpolateJob& job) {
+  std::error_code ec;
+  if (job.input != "-" && job.output != "-" && std::filesystem::equivalent(job.input, job.output, ec))
+    throw Error(ErrorKind::invalid_argument, job.output + ": is the input; choose another output name");
+}
+
+}  // namespace
+
+Progress run_interpolation(const InterpolateJob& job, Engine& engine, const PipelineHooks& hooks) {
+  refuse_same_file(job);
+  Messages messages;
+  const Warn warn = [&](const std::string& text) { messages.add(text); };
+  VideoSource source(job.input, job.strict, warn);
+  const SourceInfo& in = source.info();
+  const Rational rate = output_rate(job.rate, source);
+  VideoSink sink(job.output, source, rate, job.encoder, warn);
+  if (hooks.started)
+    hooks.started(source.name() + ": " + in.codec + " " + std::to_string(in.width) + "x" +
+                  std::to_string(in.height) + " " + av_get_pix_fmt_name(in.pixel_format) + " " +
+                  rate_text(in.frame_rate) + " fps -> " + (job.output == "-" ? "stdout" : job.output) +
+                  ": " + sink.description() + " " + rate_text(rate) + " fps, " + engine.backend_name() +
+                  " backend" + (job.scene_threshold ? "" : ", no scene detection"));
+  messages.forward(hooks.warning);
+
+  Counters counters;
+  BoundedQueue<SourceFrame> decoded(decoded_capacity);
+  BoundedQueue<OutputFrame> outputs(output_capacity);
+  Interpolator interpolator(engine, source, rate, job.scene_threshold, outputs, counters, messages);
+
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::exception_ptr failure;
+  int finished = 0;
+  // Each stage records the first error of the job and wakes the monitoring loop below.
+  const auto stage = [&](auto body) {
+    return [&, body](std::stop_token stop) {
+      try {
+        body(stop);
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+      }
+      std::lock_guard lock(mutex);
+      ++finished;
+      wake.notify_all();
+    };
+  };
+
+  const auto start = Clock::now();
+  std::jthread decode_thread(stage([&](std::stop_token stop) {
+    std::stop_callback abort(stop, [&] { source.abort(); });
+    for (;;) {
+      std::optional<SourceFrame> frame;
+      {
+        BusyTimer busy(counters.decode_ns);
+        frame = source.next([&](AVPacket& packet) { sink.copy(packet); });
+      }
+      if (!frame) break;
+      ++counters.decoded;
+      if (!decoded.push(std::move(*frame), stop)) return;
+    }
+    decoded.close();
+  }));
+  std::jthread interpolate_thread(stage([&](std::stop_token stop) {
+    while (auto frame = decoded.pop(stop))
+      if (!interpolator.add(std::move(*frame), stop)) return;
+    if (!stop.stop_requested() && interpolator.finish(stop)) outputs.close();
+  }));
+  std::jthread encode_thread(stage([&](std::stop_token stop) {
+    while (auto frame = outputs.pop(stop)) {
+      BusyTimer busy(counters.encode_ns);
+      sink.write(*frame->image, frame->index);
+      ++counters.written;
+    }
+    if (stop.stop_requested()) return;
+    BusyTimer busy(counters.encode_ns);
+    sink.finish();
+  }));
+
+  const auto snapshot = [&] {
+    Progress p;
+    p.done = counters.written;
+    p.total = in.duration > Rational(0) ? output_frame_count(in.duration, rate) : 0;
+    p.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+    p.decode = {counters.decoded, double(counters.decode_ns) * 1e-9};
+    p.interpolate = {counters.made, double(counters.interpolate_ns) * 1e-9};
+    p.encode = {counters.written, double(counters.encode_ns) * 1e-9};
+    p.synthesized = counters.synthesized;
+    p.scene_cuts = counters.cuts;
+    p.damaged = source.damaged_frames();
+    return p;
+  };
+
+  bool cancelled = false;
+  auto last_report = start;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex);
+      if (wake.wait_for(lock, std::chrono::milliseconds(100), [&] { return finished == 3 || failure; })) break;
+    }
+    messages.forward(hooks.warning);
+    if (hooks.cancelled && hooks.cancelled()) {
+      cancelled = true;
+      break;
+    }
+    if (hooks.progress && Clock::now() - last_report >= std::chrono::seconds(1)) {
+      last_report = Clock::now();
+      hooks.progress(snapshot());
+    }
+  }
+  for (std::jthread* t : {&decode_thread, &interpolate_thread, &encode_thread}) t->request_stop();
+  for (std::jthread* t : {&decode_thread, &interpolate_thread, &encode_thread}) t->join();
+  messages.forward(hooks.warning);
+  if (failure) std::rethrow_exception(failure);
+  if (cancelled) throw Error(ErrorKind::cancelled, "interrupted");
+  sink.commit();
+  Progress final_progress = snapshot();
+  final_progress.finished = true;
+  return final_progress;
+}
+
+}  // namespace framecast::video

@@ -1,0 +1,88 @@
+// Demux and decode: any input FFmpeg reads (or yuv4mpeg on stdin as "-"), video frames out as
+// RGB frames with exact timestamps, packets of the other streams handed on for copying.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framecast/frame.hpp"
+#include "video/colour.hpp"
+#include "video/ffmpeg.hpp"
+#include "video/rational.hpp"
+
+namespace framecast::video {
+
+struct SourceFrame {
+  Frame image;
+  Rational time;      // seconds from the input's start (its earliest stream)
+  Rational duration;  // how long the frame is shown
+};
+
+struct SourceInfo {
+  int width = 0, height = 0;
+  AVPixelFormat pixel_format = AV_PIX_FMT_NONE;  // as decoded, without the yuvj aliases
+  ColourTags colour;
+  AVRational sample_aspect_ratio{0, 1};
+  std::string codec;
+  Rational frame_rate;  // nominal (FFmpeg's guess for variable frame rates)
+  Rational time_base;   // of the video stream
+  Rational start;       // the video's first timestamp, seconds from the input's start
+  Rational duration;    // the video's declared duration; 0 when unknown (pipes)
+  // The input's start in the timestamps of its streams: copied packets move by it.
+  Rational offset;
+};
+
+using Warn = std::function<void(const std::string&)>;
+
+class VideoSource {
+ public:
+  // `input`: a path or URL, or "-" for yuv4mpeg on stdin. `strict`: damaged frames are
+  // errors instead of being skipped (and bridged by the scheduler from their neighbours).
+  // Throws Error(io) for missing, unreadable or damaged input, Error(unsupported) for input
+  // without video or without a decoder for it.
+  VideoSource(const std::string& input, bool strict, Warn warn);
+  VideoSource(const VideoSource&) = delete;
+  VideoSource& operator=(const VideoSource&) = delete;
+
+  const SourceInfo& info() const noexcept { return info_; }
+  const std::string& name() const noexcept { return name_; }
+  AVFormatContext& format() const noexcept { return *format_; }
+  int video_stream() const noexcept { return video_; }
+
+  // The next video frame in presentation order, or nullopt at the end; packets of other
+  // streams go to `copy` as they are read, with timestamps from the input's start. Throws
+  // Error(io) for read errors and truncation, Error(cancelled) after abort().
+  std::optional<SourceFrame> next(const std::function<void(AVPacket&)>& copy);
+  // Makes a blocked or later read give up (from another thread).
+  void abort() noexcept { aborted_ = true; }
+  // Damaged frames skipped so far (read from any thread).
+  std::int64_t damaged_frames() const noexcept { return damaged_; }
+
+ private:
+  std::optional<SourceFrame> take_frame();
+  void damaged(const std::string& what);
+  void check_complete() const;
+
+  std::string name_;
+  bool strict_;
+  Warn warn_;
+  std::atomic<bool> aborted_{false};
+  InputPtr format_;
+  int video_ = -1;
+  CodecContextPtr decoder_;
+  SourceInfo info_;
+  std::optional<RgbConverter> rgb_;
+  AvFramePtr frame_;
+  PacketPtr packet_;
+  bool draining_ = false;
+  Rational next_time_;  // where a frame without a timestamp goes
+  Rational last_read_;  // time of the last video packet read, for messages
+  std::vector<std::int64_t> shifts_;  // offset in each stream's time base
+  std::atomic<std::int64_t> damaged_{0};
+  int damaged_in_a_row_ = 0;
+};
+
+}  // namespace framecast::video

@@ -1,0 +1,343 @@
+// `framecast interpolate` end to end, as a user runs it, on clips made here with ffmpeg;
+// results read back through libavformat.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "video/video_support.hpp"
+
+namespace framecast::test {
+namespace {
+
+using video::Rational;
+
+const Rational ntsc_film(24000, 1001);
+
+// The final JSON report in a run's stderr (--progress json): its last line.
+nlohmann::json final_report(const RunResult& r) {
+  const auto from = r.err.rfind('\n', r.err.size() - 2);
+  const std::string line = r.err.substr(from == std::string::npos ? 0 : from + 1);
+  return line.rfind('{', 0) == 0 ? nlohmann::json::parse(line) : nlohmann::json();
+}
+
+class Interpolate : public ::testing::Test {
+ protected:
+  // framecast interpolate with the tiny model on the CPU (no fallback warning), quietly but
+  // for the final JSON report.
+  RunResult interpolate(const std::string& args) {
+    return run_framecast("interpolate --model " + model_.string() + " --backend cpu --progress json " + args);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  bool leftovers() const {  // anything but the inputs: outputs or temporary files
+    for (const auto& e : std::filesystem::directory_iterator(dir_.path()))
+      if (e.path().filename().string().rfind("in", 0) != 0 && e.path() != model_ &&
+          e.path() != std::filesystem::path(model_).replace_extension(".bin"))
+        return true;
+    return false;
+  }
+
+  ScratchDir dir_;
+  std::filesystem::path model_ = tiny_model(dir_.path());
+};
+
+TEST_F(Interpolate, DoublesAClipKeepingAudioSubtitlesTagsAndSync) {
+  std::ofstream(path("in.srt")) << "1\n00:00:00,500 --> 00:00:01,200\nHello\n\n"
+                                   "2\n00:00:01,300 --> 00:00:01,900\nWorld\n";
+  std::ofstream(path("in.meta")) << ";FFMETADATA1\ntitle=Clip\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\n"
+                                     "END=1000\ntitle=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=2000\ntitle=Two\n";
+  make_clip("-f lavfi -i testsrc2=s=322x182:r=24000/1001:d=2 -f lavfi -i sine=f=440:d=2 -i " +
+            path("in.srt") + " -map 0 -map 1 -map 2 -c:v libx264 -pix_fmt yuv420p -color_primaries bt709 "
+            "-color_trc bt709 -colorspace bt709 -color_range tv -c:a aac -c:s mov_text "
+            "-metadata:s:a:0 language=fra " + path("in-streams.mp4"));
+  // Chapters, a title and a rotation (a display matrix) added without re-encoding.
+  make_clip("-i " + path("in-streams.mp4") + " -i " + path("in.meta") + " -map 0 -map_metadata 1 -map_chapters 1 "
+            "-c copy -metadata:s:v:0 rotate=90 " + path("in.mp4"));
+  const RunResult r = interpolate("-i " + path("in.mp4") + " -o " + path("out.mp4") + " --factor 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  const FileProbe in = probe(path("in.mp4")), out = probe(path("out.mp4"));
+  const StreamProbe* v = out.find(AVMEDIA_TYPE_VIDEO);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->codec, "h264");
+  EXPECT_EQ(v->width, 322);
+  EXPECT_EQ(v->height, 182);
+  EXPECT_EQ(v->frame_rate, ntsc_film * Rational(2));
+  ASSERT_EQ(v->pts.size(), 96u);  // 48 frames of 1001/24000 s at twice the rate
+  std::vector<Rational> times = v->pts;
+  std::sort(times.begin(), times.end());
+  const Rational start = in.find(AVMEDIA_TYPE_VIDEO)->first();
+  for (std::size_t i = 0; i < times.size(); ++i)
+    EXPECT_EQ(times[i], start + Rational(std::int64_t(i)) / (ntsc_film * Rational(2))) << i;
+  EXPECT_EQ(v->last_end() - v->first(),
+            in.find(AVMEDIA_TYPE_VIDEO)->last_end() - in.find(AVMEDIA_TYPE_VIDEO)->first());
+  EXPECT_EQ(v->primaries, AVCOL_PRI_BT709);
+  EXPECT_EQ(v->transfer, AVCOL_TRC_BT709);
+  EXPECT_EQ(v->matrix, AVCOL_SPC_BT709);
+  EXPECT_EQ(v->range, AVCOL_RANGE_MPEG);
+
+  // Audio and subtitles: the same packets at the same times, so still in sync.
+  for (AVMediaType type : {AVMEDIA_TYPE_AUDIO, AVMEDIA_TYPE_SUBTITLE}) {
+    const StreamProbe* a = in.find(type);
+    const StreamProbe* b = out.find(type);
+    ASSERT_TRUE(a && b) << av_get_media_type_string(type);
+    EXPECT_EQ(a->codec, b->codec);
+    EXPECT_EQ(a->pts, b->pts) << av_get_media_type_string(type);
+  }
+  EXPECT_EQ(out.find(AVMEDIA_TYPE_AUDIO)->language, "fra");
+  EXPECT_EQ(out.title, "Clip");
+  EXPECT_EQ(out.chapters, (std::vector<std::string>{"One", "Two"}));
+  ASSERT_TRUE(v->rotation.has_value());
+  EXPECT_DOUBLE_EQ(std::abs(*v->rotation), 90.0);
+
+  const auto report = final_report(r);
+  EXPECT_EQ(report["frames"], 96);
+  EXPECT_EQ(report["synthesized"], 47);  // the last frame is held, not blended
+  EXPECT_EQ(report["scene_cuts"], 0);
+}
+
+TEST_F(Interpolate, TenBitVideoStaysTenBitAtAnyRate) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24000/1001:d=1 -pix_fmt yuv420p10le -c:v libx264 "
+            "-color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc " + path("in.mkv"));
+  const RunResult r = interpolate("-i " + path("in.mkv") + " -o " + path("out.mkv") + " --fps 59.94");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const FileProbe out = probe(path("out.mkv"));
+  const StreamProbe* v = out.find(AVMEDIA_TYPE_VIDEO);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->pixel_format, AV_PIX_FMT_YUV420P10LE);
+  EXPECT_EQ(v->profile, FF_PROFILE_H264_HIGH_10);
+  EXPECT_EQ(v->primaries, AVCOL_PRI_BT2020);
+  EXPECT_EQ(v->transfer, AVCOL_TRC_SMPTE2084);
+  EXPECT_EQ(v->matrix, AVCOL_SPC_BT2020_NCL);
+  EXPECT_EQ(v->pts.size(), 60u);  // 24 frames of 1001/24000 s = 1.001 s at 59.94 fps
+}
+
+TEST_F(Interpolate, TenBitLevelsSurviveTheRoundTrip) {
+  // A 10-bit ramp with one level per column, written losslessly (y4m): the frames the
+  // engine passes through unchanged come back with every level, not 8-bit steps.
+  make_clip("-f lavfi -i nullsrc=s=256x16:r=24:d=0.25 -vf format=yuv420p10le,geq=lum='300+X':cb=512:cr=512 "
+            "-strict -1 " + path("in.y4m"));
+  const RunResult r = interpolate("-i " + path("in.y4m") + " -o " + path("out.y4m") + " --factor 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto in = decode_video(path("in.y4m"));
+  const auto out = decode_video(path("out.y4m"));
+  ASSERT_EQ(out.size(), 2 * in.size());
+  for (std::size_t i = 0; i < in[0].luma.size(); ++i)
+    ASSERT_NEAR(out[0].luma[i], in[0].luma[i], 1) << i;
+}
+
+TEST_F(Interpolate, OddSizesKeepTheirSize) {
+  make_clip("-f lavfi -i testsrc2=s=320x180:r=25:d=0.4,scale=321:181 -pix_fmt yuv444p " + path("in.y4m"));
+  const RunResult r = interpolate("-i " + path("in.y4m") + " -o " + path("out.mp4") + " --factor 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const FileProbe out = probe(path("out.mp4"));
+  const StreamProbe* v = out.find(AVMEDIA_TYPE_VIDEO);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->width, 321);
+  EXPECT_EQ(v->height, 181);
+  EXPECT_EQ(v->pixel_format, AV_PIX_FMT_YUV444P);
+  EXPECT_EQ(v->pts.size(), 30u);
+}
+
+// 12 frames of one scene, then 12 of an unrelated one, at 24 fps; written losslessly.
+void make_cut_clip(const std::string& out) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.5 -f lavfi -i testsrc2=s=160x90:r=24:d=0.5 "
+            "-filter_complex '[1]vflip,hflip,negate[b];[0][b]concat' " + out);
+}
+
+TEST_F(Interpolate, AtASceneCutTheFrameBeforeItIsRepeated) {
+  make_cut_clip(path("in.y4m"));
+  const RunResult r = interpolate("-i " + path("in.y4m") + " -o " + path("out.y4m") + " --factor 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(final_report(r)["scene_cuts"], 1);
+  const auto out = decode_video(path("out.y4m"));
+  ASSERT_EQ(out.size(), 48u);
+  EXPECT_EQ(luma_difference(out[22], out[23]), 0.0);  // source frame 11, then its repeat
+  EXPECT_GT(luma_difference(out[20], out[21]), 0.0);  // blended inside the scene
+
+  const RunResult blended = interpolate("-i " + path("in.y4m") + " -o " + path("blend.y4m") +
+                                        " --factor 2 --no-scene-detect");
+  ASSERT_EQ(blended.exit_code, 0) << blended.err;
+  EXPECT_EQ(final_report(blended)["scene_cuts"], 0);
+  const auto morphed = decode_video(path("blend.y4m"));
+  ASSERT_EQ(morphed.size(), 48u);
+  EXPECT_GT(luma_difference(morphed[22], morphed[23]), 1.0);
+}
+
+TEST_F(Interpolate, FadesAndFlashesAreNotCuts) {
+  // Fade out to black, fade in, and a one-frame flash, on moving content.
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=3 -vf '"
+            "fade=out:st=0.5:d=0.5,fade=in:st=1.0:d=0.5,"
+            "lutyuv=y=min(val*2.5+40\\,235):enable=eq(n\\,50)' " + path("in.mkv"));
+  const RunResult r = interpolate("-i " + path("in.mkv") + " -o " + path("out.mkv") + " --factor 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(final_report(r)["scene_cuts"], 0);
+}
+
+TEST_F(Interpolate, VariableFrameRateInputGivesEvenlySpacedOutput) {
+  // 24 fps for half a second, then 8 fps: the gaps are bridged at their real positions.
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=1 -vf 'setpts=if(lt(N\\,12)\\,N/24\\,0.5+(N-12)/8)/TB' "
+            "-fps_mode passthrough -c:v libx264 " + path("in.mkv"));
+  const RunResult r = interpolate("-i " + path("in.mkv") + " -o " + path("out.mkv") + " --fps 24");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const FileProbe in = probe(path("in.mkv"));
+  const FileProbe out = probe(path("out.mkv"));
+  const StreamProbe* v = out.find(AVMEDIA_TYPE_VIDEO);
+  ASSERT_TRUE(v);
+  std::vector<Rational> times = v->pts;
+  std::sort(times.begin(), times.end());
+  const Rational duration = in.find(AVMEDIA_TYPE_VIDEO)->last_end() - in.find(AVMEDIA_TYPE_VIDEO)->first();
+  EXPECT_EQ(std::int64_t(times.size()), (duration * Rational(24)).round());
+  for (std::size_t i = 0; i < times.size(); ++i)  // Matroska rounds to milliseconds
+    EXPECT_LE(std::abs(((times[i] - times[0]) * Rational(1000)).to_double() - double(i) * 1000.0 / 24.0), 0.5)
+        << i << ": " << times[i].str();
+}
+
+TEST_F(Interpolate, PipesCarryYuv4mpegBothWays) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.5 -c:v libx264 " + path("in.mkv"));
+  const RunResult r = run_shell("ffmpeg -nostdin -v error -i " + path("in.mkv") + " -f yuv4mpegpipe - | " +
+                                FRAMECAST_BINARY + " interpolate -i - -o - --factor 2 --progress none --model " +
+                                model_.string() + " | ffmpeg -v error -y -i - " + path("out.mkv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(decode_video(path("out.mkv")).size(), 24u);
+}
+
+TEST_F(Interpolate, WebmGetsVp9AndKeepsOpusAudio) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.5 -f lavfi -i sine=d=0.5 -c:v libvpx-vp9 -c:a libopus " +
+            path("in.webm"));
+  const RunResult r = interpolate("-i " + path("in.webm") + " -o " + path("out.webm") + " --factor 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const FileProbe out = probe(path("out.webm"));
+  ASSERT_TRUE(out.find(AVMEDIA_TYPE_VIDEO) && out.find(AVMEDIA_TYPE_AUDIO));
+  EXPECT_EQ(out.find(AVMEDIA_TYPE_VIDEO)->codec, "vp9");
+  EXPECT_EQ(out.find(AVMEDIA_TYPE_AUDIO)->codec, "opus");
+  EXPECT_EQ(out.find(AVMEDIA_TYPE_VIDEO)->pts.size(), 24u);
+}
+
+TEST_F(Interpolate, RealClipsFromSharedData) {
+  const auto clips = shared_clips();
+  if (clips.empty()) GTEST_SKIP() << "no clips in " << FRAMECAST_SHARED_DATA << "/clips";
+  for (const auto& clip : clips) {
+    const auto in = decode_video(clip);
+    const RunResult r = interpolate("-i " + clip.string() + " -o " + path("out.mkv") + " --factor 2");
+    ASSERT_EQ(r.exit_code, 0) << clip << "\n" << r.err;
+    EXPECT_EQ(decode_video(path("out.mkv")).size(), 2 * in.size()) << clip;
+  }
+}
+
+// Failures: one clear line, a non-zero exit and nothing left under the output name.
+
+void corrupt_middle(const std::string& from, const std::string& to, bool truncate) {
+  std::ifstream in(from, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (truncate) {
+    bytes.resize(bytes.size() / 2);
+  } else {
+    for (std::size_t i = bytes.size() / 2; i < bytes.size() / 2 + 2000; ++i) bytes[i] = char(bytes[i] ^ 0x5a);
+  }
+  std::ofstream(to, std::ios::binary) << bytes;
+}
+
+TEST_F(Interpolate, MissingInput) {
+  const RunResult r = interpolate("-i " + path("in-missing.mp4") + " -o " + path("out.mp4") + " --factor 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("in-missing.mp4: no such file"), std::string::npos) << r.err;
+  EXPECT_FALSE(leftovers());
+}
+
+TEST_F(Interpolate, TruncatedInput) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=4 -c:v libx264 " + path("in-full.mp4"));
+  corrupt_middle(path("in-full.mp4"), path("in-cut.mp4"), true);  // the index (moov) is at the end
+  RunResult r = interpolate("-i " + path("in-cut.mp4") + " -o " + path("out.mp4") + " --factor 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("moov atom not found"), std::string::npos) << r.err;
+  EXPECT_FALSE(leftovers());
+
+  make_clip("-i " + path("in-full.mp4") + " -c copy -movflags +faststart " + path("in-fast.mp4"));
+  corrupt_middle(path("in-fast.mp4"), path("in-fastcut.mp4"), true);  // index first, data cut
+  r = interpolate("-i " + path("in-fastcut.mp4") + " -o " + path("out.mp4") + " --factor 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+  EXPECT_FALSE(leftovers());
+}
+
+TEST_F(Interpolate, DamagedFramesAreBridgedUnlessStrict) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=4 -c:v libx264 -g 24 " + path("in-full.mp4"));
+  corrupt_middle(path("in-full.mp4"), path("in-bad.mp4"), false);
+  RunResult r = interpolate("-i " + path("in-bad.mp4") + " -o " + path("out.mp4") + " --factor 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("neighbours bridge the gap"), std::string::npos) << r.err;
+  EXPECT_GT(final_report(r)["damaged"].get<int>(), 0);
+  EXPECT_EQ(probe(path("out.mp4")).find(AVMEDIA_TYPE_VIDEO)->pts.size(), 192u);  // full length
+
+  std::filesystem::remove(path("out.mp4"));
+  r = interpolate("-i " + path("in-bad.mp4") + " -o " + path("out.mp4") + " --factor 2 --strict");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--strict"), std::string::npos) << r.err;
+  EXPECT_FALSE(leftovers());
+}
+
+TEST_F(Interpolate, UnwritableOutput) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.2 " + path("in.y4m"));
+  RunResult r = interpolate("-i " + path("in.y4m") + " -o " + path("no-such-dir/out.mp4") + " --factor 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  r = interpolate("-i " + path("in.y4m") + " -o " + path("in.y4m/out.mp4") + " --factor 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_FALSE(leftovers());
+}
+
+TEST_F(Interpolate, UnsupportedCodecsAndContainers) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.2 -f lavfi -i sine=d=0.2 -c:v libx264 -c:a aac " +
+            path("in.mp4"));
+  for (const std::string& args : {"-o " + path("out.xyz"), "-o " + path("out.mp4") + " --codec no-such-codec",
+                                  "-o " + path("out.webm") + " --codec libx264",
+                                  "-o " + path("out.webm")}) {  // AAC cannot be copied into WebM
+    const RunResult r = interpolate("-i " + path("in.mp4") + " --factor 2 " + args);
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_NE(r.err.find("framecast: error: "), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  make_clip("-f lavfi -i sine=d=0.2 " + path("in-audio.wav"));
+  const RunResult r = interpolate("-i " + path("in-audio.wav") + " -o " + path("out.mp4") + " --factor 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("has no video stream"), std::string::npos) << r.err;
+  EXPECT_FALSE(leftovers());
+}
+
+TEST_F(Interpolate, AWriteFailureMidwayLeavesNothing) {
+  // A file size limit stands in for a full disk: writes fail part way through.
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=2 " + path("in.y4m"));
+  const RunResult r = run_shell("ulimit -f 100; trap '' XFSZ; " + std::string(FRAMECAST_BINARY) +
+                                " interpolate --progress none --model " + model_.string() + " -i " +
+                                path("in.y4m") + " -o " + path("out.y4m") + " --factor 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("out.y4m: cannot write"), std::string::npos) << r.err;
+  EXPECT_FALSE(leftovers());
+}
+
+TEST_F(Interpolate, InterruptLeavesNothing) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=30 -c:v libx264 -preset ultrafast " + path("in.mp4"));
+  const RunResult r = run_shell(std::string(FRAMECAST_BINARY) + " interpolate --progress none --model " +
+                                model_.string() + " -i " + path("in.mp4") + " -o " + path("out.mp4") +
+                                " --factor 2 & pid=$!; sleep 1.5; kill -INT $pid; wait $pid");
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  EXPECT_FALSE(leftovers());
+}
+
+TEST_F(Interpolate, UsageErrors) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.2 " + path("in.y4m"));
+  const std::string io = "-i " + path("in.y4m") + " -o " + path("out.mp4");
+  EXPECT_EQ(interpolate(io).exit_code, 2);                              // neither --factor nor --fps
+  EXPECT_EQ(interpolate(io + " --factor fast").exit_code, 2);           // not a number
+  EXPECT_EQ(interpolate(io + " --fps 0").exit_code, 2);                 // not positive
+  EXPECT_EQ(interpolate(io + " --factor 2 --scene-threshold 3").exit_code, 2);
+  EXPECT_EQ(interpolate("-i " + path("in.y4m") + " -o " + path("out.mkv") + " --factor 2 --preset slow --codec ffv1")
+                .exit_code, 2);
+  EXPECT_NE(interpolate(io + " --factor 2 --fps 60").exit_code, 0);     // both
+  EXPECT_FALSE(leftovers());
+}
+
+}  // namespace
+}  // namespace framecast::test
