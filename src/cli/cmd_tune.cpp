@@ -63,9 +63,14 @@ void run_tune(const TuneOptions& options) {
                   << " ms (" << std::setprecision(2) << outcome.fallback->ms / outcome.best.ms
                   << "x)";
       std::cout << "\n";
-      for (int i = 1; i < options.show && i < int(outcome.timings.size()); ++i)
-        std::cout << "    " << std::setprecision(4) << outcome.timings[std::size_t(i)].choice.text()
-                  << " " << outcome.timings[std::size_t(i)].ms << " ms\n";
+      for (int i = 1; i < options.show && i < int(outcome.timings.size()); ++i) {
+        const auto& t = outcome.timings[std::size_t(i)];
+        if (t.correct) std::cout << "    " << std::setprecision(4) << t.choice.text() << " " << t.ms << " ms\n";
+      }
+      for (const auto& t : outcome.timings)
+        if (!t.correct)
+          std::cout << "    rejected, wrong results: " << t.choice.text() << " (NMSE "
+                    << std::scientific << std::setprecision(2) << t.nmse << std::fixed << ")\n";
       cache.put(outcome.key, {outcome.best.choice, outcome.best.ms, caps.name});
     }
   }

@@ -141,10 +141,6 @@ std::string conv_case_name(const ConvCase& c) {
 void run_conv_case(KernelRunner& r, const ConvCase& c, Storage storage) {
   const ConvShape& s = c.shape;
   const std::string what = conv_case_name(c);
-  if (auto why = conv_unfit(r.context().caps(), s, c.choice); !why.empty()) {
-    ADD_FAILURE() << what << " does not fit the test device: " << why;
-    return;
-  }
   const std::size_t in_n = std::size_t(s.ci) * s.in_h * s.in_w;
   const std::size_t out_n = std::size_t(s.co) * s.out_h() * s.out_w();
   const auto src = rounded(random_values(in_n, -1.0f, 1.0f, 1), storage);
@@ -160,7 +156,7 @@ void run_conv_case(KernelRunner& r, const ConvCase& c, Storage storage) {
     for (std::size_t i = 0; i < out_n; ++i) want.values[i] += residual[i];
 
   Buffer bsrc = r.upload(src, storage);
-  Buffer bw = r.upload(pack_conv_weights(weight, s.co, s.ci, c.choice.coc), storage);
+  Buffer bw = r.upload(pack_conv_weights(weight, s, c.choice), storage);
   Buffer bb = r.upload(bias), ba = r.upload(alpha), bres = r.upload(residual, storage);
   Buffer bdst = r.output(out_n * storage_bytes(storage));
   auto p = make_conv(r.shared(), storage, s, c.choice);
@@ -174,7 +170,21 @@ class ConvKernels : public ::testing::TestWithParam<ConvCase> {};
 TEST_P(ConvKernels, MatchReferenceConv) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   KernelRunner r(context);
-  for (Storage storage : storages(*context)) run_conv_case(r, GetParam(), storage);
+  const ConvCase& c = GetParam();
+  std::string skipped;
+  for (Storage storage : storages(*context)) {
+    const std::string why = conv_unfit(context->caps(), c.shape, c.choice, storage);
+    if (why.empty()) {
+      run_conv_case(r, c, storage);
+    } else if (c.choice.kind == ConvKind::coop) {  // a device feature, not a failure
+      skipped += std::string(storage_name(storage)) + ": " + why + "; ";
+    } else {
+      ADD_FAILURE() << conv_case_name(c) << " does not fit the test device: " << why;
+    }
+  }
+  if (skipped.size() && c.choice.kind == ConvKind::coop &&
+      (!context->caps().coop() || storages(*context).size() == 1))
+    GTEST_SKIP() << skipped;
 }
 
 const ConvCase conv_cases[] = {
@@ -194,6 +204,11 @@ const ConvCase conv_cases[] = {
     {{ConvKind::rb_subgroup, 8, 5, 18}, {13, 16, 17, 17, 1, true, false}},
     // no PReLU (not used by the graph today, but a switch of the kernel)
     {{ConvKind::rb, 4, 4, 24}, {8, 4, 9, 9, 1, false, false}},
+    // tensor cores (devices with VK_NV_cooperative_matrix; f16 only): partial row and column
+    // tiles, two input chunks, 16 and 48 channels per workgroup, 1 and 2 rows per subgroup
+    {{ConvKind::coop, 16, 1, 16}, {32, 16, 21, 11, 1, true, true}},
+    {{ConvKind::coop, 48, 2, 16}, {32, 48, 37, 13, 1, true, false}},
+    {{ConvKind::coop, 16, 2, 8}, {16, 32, 19, 9, 1, true, true}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Choices, ConvKernels, ::testing::ValuesIn(conv_cases),
@@ -350,6 +365,13 @@ INSTANTIATE_TEST_SUITE_P(Variants, FlowOut,
                                   (std::get<2>(p.param) ? "_guard" : "");
                          });
 
+TEST(Kernels, ConvWeightPackingByTap) {
+  std::vector<float> w(4 * 2 * 9);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = float(i);
+  const auto packed = pack_conv_weights_by_tap(w, 4, 2);  // [tap][co][ci]
+  EXPECT_EQ(packed[(5 * 4 + 3) * 2 + 1], w[(3 * 2 + 1) * 9 + 5]);
+}
+
 TEST(Kernels, ConvWeightPacking) {
   // [co, ci, 9] -> [co / coc][ci][9][coc]
   std::vector<float> w(4 * 2 * 9);
@@ -365,16 +387,21 @@ TEST(Kernels, ConvChoicesAreFittedToShapeAndDevice) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   const DeviceCaps& caps = context->caps();
   // stride 2 always runs direct; a width that is not a multiple of 4 leaves rb for tiled
-  EXPECT_EQ(fit_conv(caps, {7, 12, 9, 9, 2}, {ConvKind::rb, 8, 8, 24}).kind, ConvKind::direct);
-  const auto odd = fit_conv(caps, {6, 6, 9, 9, 1}, {ConvKind::rb, 8, 8, 24});
+  const Storage f32 = Storage::f32;
+  EXPECT_EQ(fit_conv(caps, {7, 12, 9, 9, 2}, {ConvKind::rb, 8, 8, 24}, f32).kind, ConvKind::direct);
+  const auto odd = fit_conv(caps, {6, 6, 9, 9, 1}, {ConvKind::rb, 8, 8, 24}, f32);
   EXPECT_EQ(odd.kind, ConvKind::tiled);
   EXPECT_EQ(6 % odd.coc, 0);
   // 12 channels: COC 8 does not divide, 4 does
-  EXPECT_EQ(fit_conv(caps, {12, 12, 9, 9, 1}, {ConvKind::rb, 8, 8, 24}).coc, 4);
+  EXPECT_EQ(fit_conv(caps, {12, 12, 9, 9, 1}, {ConvKind::rb, 8, 8, 24}, f32).coc, 4);
   // a slab too large for shared memory is shrunk until it fits
-  const auto big = fit_conv(caps, {512, 16, 9, 9, 1}, {ConvKind::rb, 8, 512, 24});
+  const auto big = fit_conv(caps, {512, 16, 9, 9, 1}, {ConvKind::rb, 8, 512, 24}, f32);
   EXPECT_LE(conv_shared_bytes(big), caps.max_shared_memory);
-  EXPECT_FALSE(conv_unfit(caps, {16, 16, 9, 9, 1}, {ConvKind::rb, 3, 8, 24}).empty());
+  EXPECT_FALSE(conv_unfit(caps, {16, 16, 9, 9, 1}, {ConvKind::rb, 3, 8, 24}, f32).empty());
+  // the tensor-core kernel: f16 only, and it falls back to rb where it cannot run
+  EXPECT_FALSE(conv_unfit(caps, {32, 32, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, f32).empty());
+  EXPECT_EQ(fit_conv(caps, {32, 32, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, f32).kind, ConvKind::rb);
+  EXPECT_FALSE(conv_unfit(caps, {24, 32, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, Storage::f16).empty());
 }
 
 }  // namespace

@@ -173,8 +173,11 @@ TEST(Tuner, TimesTheCandidatesAndPicksTheFastest) {
   EXPECT_GT(outcome.best.ms, 0.0);
   // every candidate offered for a real shape fits the device
   const ConvShape shape{240, 240, 120, 68, 1};
-  for (const auto& c : conv_candidates(context->caps(), shape))
-    EXPECT_TRUE(conv_unfit(context->caps(), shape, c).empty()) << c.text();
+  for (Storage storage : {Storage::f32, Storage::f16})
+    for (const auto& c : conv_candidates(context->caps(), shape, storage))
+      EXPECT_TRUE(conv_unfit(context->caps(), shape, c, storage).empty()) << c.text();
+  EXPECT_TRUE(outcome.best.correct);
+  EXPECT_LT(outcome.best.nmse, 1e-6);
 }
 
 }  // namespace

@@ -103,11 +103,30 @@ DeviceCaps query_caps(VkPhysicalDevice physical, int index) {
   features.pNext = &f11;
   vkGetPhysicalDeviceFeatures2(physical, &features);
   caps.f16 = f12.shaderFloat16 && f11.storageBuffer16BitAccess;
+  const bool memory_model = f12.vulkanMemoryModel;
 
   for (const auto& e : device_extensions(physical)) {
     caps.cooperative_matrix_khr |= e == "VK_KHR_cooperative_matrix";
     caps.cooperative_matrix_nv |= e == "VK_NV_cooperative_matrix";
     caps.cooperative_matrix2_nv |= e == "VK_NV_cooperative_matrix2";
+  }
+
+  if (caps.cooperative_matrix_nv && caps.f16 && memory_model &&
+      vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {
+    std::uint32_t count = 0;
+    vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(physical, &count, nullptr);
+    std::vector<VkCooperativeMatrixPropertiesNV> shapes(
+        count, make_struct<VkCooperativeMatrixPropertiesNV>(
+                   VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV));
+    vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(physical, &count, shapes.data());
+    for (const auto& m : shapes) {
+      if (m.MSize != 16 || m.KSize != 16 || m.scope != VK_SCOPE_SUBGROUP_NV ||
+          m.AType != VK_COMPONENT_TYPE_FLOAT16_NV || m.BType != VK_COMPONENT_TYPE_FLOAT16_NV ||
+          m.CType != VK_COMPONENT_TYPE_FLOAT32_NV || m.DType != VK_COMPONENT_TYPE_FLOAT32_NV)
+        continue;
+      caps.coop_n8 |= m.NSize == 8;
+      caps.coop_n16 |= m.NSize == 16;
+    }
   }
 
   VkPhysicalDeviceMemoryProperties memory{};
@@ -326,6 +345,17 @@ Context::Context(int device) {
   info.pNext = &features;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
+  // The coop conv's SPIR-V needs the extension, its feature and the Vulkan memory model.
+  auto coop = make_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+  const char* coop_extension = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+  if (caps_.coop()) {
+    coop.cooperativeMatrix = VK_TRUE;
+    f12.pNext = &coop;
+    f12.vulkanMemoryModel = VK_TRUE;
+    info.enabledExtensionCount = 1;
+    info.ppEnabledExtensionNames = &coop_extension;
+  }
   check(vkCreateDevice(physical_, &info, nullptr, &device_), "vkCreateDevice");
   vkGetDeviceQueue(device_, caps_.queue_family, 0, &queue_);
 }

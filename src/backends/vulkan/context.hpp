@@ -44,6 +44,10 @@ struct DeviceCaps {
   std::uint32_t queue_family = 0;
   bool cooperative_matrix_khr = false, cooperative_matrix_nv = false,
        cooperative_matrix2_nv = false;
+  // VK_NV_cooperative_matrix usable by the coop conv (subgroup scope, 16 x N x 16, f16 inputs,
+  // f32 accumulators, with the Vulkan memory model): which N the driver offers.
+  bool coop_n8 = false, coop_n16 = false;
+  bool coop() const { return coop_n8 || coop_n16; }
   VkDeviceSize device_local_bytes = 0;
   std::string unusable;  // why Framecast cannot run on it (empty when it can)
 

@@ -25,11 +25,15 @@ const char* conv_kind_name(ConvKind kind) {
     case ConvKind::tiled: return "tiled";
     case ConvKind::rb: return "rb";
     case ConvKind::rb_subgroup: return "rb-subgroup";
+    case ConvKind::coop: return "coop";
   }
   return "?";
 }
 
 std::string ConvChoice::text() const {
+  if (kind == ConvKind::coop)
+    return "coop co" + std::to_string(coc) + " rows" + std::to_string(slab) + " n" +
+           std::to_string(tile_stride);
   std::string s = std::string(conv_kind_name(kind)) + " coc" + std::to_string(coc) + " slab" +
                   std::to_string(slab);
   if (register_blocked(kind)) s += " ts" + std::to_string(tile_stride);
@@ -43,11 +47,29 @@ std::size_t conv_shared_bytes(const ConvChoice& c) {
     case ConvKind::tiled: return weights + std::size_t(c.slab) * 100 * 4;
     case ConvKind::rb: return weights + std::size_t(c.slab) * 18 * c.tile_stride * 4;
     case ConvKind::rb_subgroup: return std::size_t(c.slab) * 18 * c.tile_stride * 4;
+    case ConvKind::coop:  // input tile, weight chunk (f16, pitch 24), f32 epilogue staging
+      return std::size_t(4 * c.slab + 2) * 18 * 24 * 2 + std::size_t(9) * c.coc * 24 * 2 + 4096;
   }
   return 0;
 }
 
-std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const ConvChoice& c) {
+std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const ConvChoice& c,
+                       Storage storage) {
+  if (c.kind == ConvKind::coop) {
+    if (storage != Storage::f16) return "the coop kernel needs f16 storage";
+    if (!caps.coop()) return "the device has no usable VK_NV_cooperative_matrix";
+    if (caps.subgroup_size != 32) return "the coop kernel is written for subgroups of 32";
+    if ((c.tile_stride == 16 && !caps.coop_n16) || (c.tile_stride == 8 && !caps.coop_n8) ||
+        (c.tile_stride != 8 && c.tile_stride != 16))
+      return "the device has no 16x" + std::to_string(c.tile_stride) + "x16 matrices";
+    if (shape.stride != 1) return "the coop kernel has stride 1 only";
+    if (shape.ci % 16) return "the coop kernel needs input channels in multiples of 16";
+    if (c.coc < 16 || c.coc % 16 || shape.co % c.coc)
+      return "the coop kernel needs channel blocks of 16 that divide the output width";
+    if (c.slab != 1 && c.slab != 2) return "the coop kernel runs 1 or 2 rows per subgroup";
+    if (conv_shared_bytes(c) > caps.max_shared_memory) return "too much shared memory";
+    return {};
+  }
   if (c.coc < 1 || shape.co % c.coc) return "COC must divide the output width";
   if (c.slab < 1) return "slab must be positive";
   if (shape.stride != 1 && c.kind != ConvKind::direct) return "only the direct kernel strides";
@@ -63,8 +85,13 @@ std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const Con
   return {};
 }
 
-ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice wanted) {
+ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice wanted,
+                    Storage storage) {
   ConvChoice c = wanted;
+  if (c.kind == ConvKind::coop) {
+    if (conv_unfit(caps, shape, c, storage).empty()) return c;
+    c = {ConvKind::rb, 8, 8, 24};
+  }
   if (shape.stride != 1) {
     c.kind = ConvKind::direct;
   } else if (register_blocked(c.kind) && (shape.co % 4 || shape.co % c.coc)) {
@@ -78,14 +105,14 @@ ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice w
   c.slab = std::max(1, std::min(c.slab, shape.ci));
   if (c.kind == ConvKind::rb_subgroup && !caps.subgroup_broadcast) c.kind = ConvKind::rb;
   while (c.slab > 1 && conv_shared_bytes(c) > caps.max_shared_memory) c.slab /= 2;
-  if (auto why = conv_unfit(caps, shape, c); !why.empty())
+  if (auto why = conv_unfit(caps, shape, c, storage); !why.empty())
     throw Error(ErrorKind::unsupported, "no conv kernel fits this device: " + why);
   return c;
 }
 
 std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Storage storage,
                                     const ConvShape& s, const ConvChoice& c) {
-  if (auto why = conv_unfit(context->caps(), s, c); !why.empty())
+  if (auto why = conv_unfit(context->caps(), s, c, storage); !why.empty())
     throw Error(ErrorKind::internal, "conv " + c.text() + ": " + why);
   const char* kernel = "conv3x3_direct";
   Extent3 per_group{8, 8, std::uint32_t(c.coc)};
@@ -99,6 +126,10 @@ std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Stor
     case ConvKind::rb_subgroup:
       kernel = "conv3x3_rb_sg";
       per_group = {16, 16, std::uint32_t(c.coc)};
+      break;
+    case ConvKind::coop:
+      kernel = "conv3x3_coop";
+      per_group = {16, std::uint32_t(4 * c.slab), std::uint32_t(c.coc)};
       break;
   }
   SpecConstants k;
@@ -119,6 +150,22 @@ std::vector<float> pack_conv_weights(std::span<const float> w, int co, int ci, i
         packed[((std::size_t(o / coc) * ci + i) * 9 + k) * coc + o % coc] =
             w[(std::size_t(o) * ci + i) * 9 + k];
   return packed;
+}
+
+std::vector<float> pack_conv_weights_by_tap(std::span<const float> w, int co, int ci) {
+  std::vector<float> packed(w.size());
+  for (int o = 0; o < co; ++o)
+    for (int i = 0; i < ci; ++i)
+      for (int k = 0; k < 9; ++k)
+        packed[(std::size_t(k) * co + o) * ci + i] = w[(std::size_t(o) * ci + i) * 9 + k];
+  return packed;
+}
+
+std::vector<float> pack_conv_weights(std::span<const float> weights, const ConvShape& shape,
+                                     const ConvChoice& choice) {
+  return choice.kind == ConvKind::coop
+             ? pack_conv_weights_by_tap(weights, shape.co, shape.ci)
+             : pack_conv_weights(weights, shape.co, shape.ci, choice.coc);
 }
 
 std::unique_ptr<Pipeline> make_prep_full(std::shared_ptr<const Context> context, int w, int h,

@@ -26,9 +26,13 @@ enum class ConvKind {
   tiled,        // 1 pixel x COC channels per thread, 10x10 shared tiles (stride 1)
   rb,           // 2x2 pixels x COC channels per thread, 18x18 shared tiles (stride 1)
   rb_subgroup,  // rb with weights broadcast through the subgroup instead of shared memory
+  coop,         // tensor cores through VK_NV_cooperative_matrix (f16 storage, stride 1)
 };
 const char* conv_kind_name(ConvKind kind);
 
+// The knobs of a conv kernel. The coop kind reads them differently: coc = output channels
+// per workgroup (a multiple of 16), slab = output rows per subgroup (1 or 2), tile_stride =
+// N of its 16 x N x 16 matrices (8 or 16).
 struct ConvChoice {
   ConvKind kind = ConvKind::rb;
   int coc = 8;           // output channels per thread
@@ -50,10 +54,13 @@ struct ConvShape {
 
 // Shared memory the choice takes, and why the device or the shape cannot run it (empty: ok).
 std::size_t conv_shared_bytes(const ConvChoice& choice);
-std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const ConvChoice& choice);
+std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const ConvChoice& choice,
+                       Storage storage);
 // `wanted` made legal for the shape and device: stride 2 runs `direct`; a width that is not a
-// multiple of 4 leaves the register-blocked kinds for `tiled`; COC drops to a divisor of CO.
-ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice wanted);
+// multiple of 4 leaves the register-blocked kinds for `tiled`; COC drops to a divisor of CO;
+// a coop choice the device or storage cannot run falls back to `rb`.
+ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice wanted,
+                    Storage storage);
 
 // Bindings: src, packed weights (storage type), bias (f32), PReLU slopes (f32), dst, residual
 // (bind dst again when the shape has none). Dispatch conv_elements(shape).
@@ -62,6 +69,11 @@ std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Stor
 Extent3 conv_elements(const ConvShape& shape);
 // [CO, CI, 3, 3] -> [CO / coc][CI][9][coc]: each block's weight slab becomes contiguous.
 std::vector<float> pack_conv_weights(std::span<const float> weights, int co, int ci, int coc);
+// [CO, CI, 3, 3] -> [9][CO][CI]: each tap's weights are one row-major CO x CI matrix.
+std::vector<float> pack_conv_weights_by_tap(std::span<const float> weights, int co, int ci);
+// The layout `choice`'s kernel reads.
+std::vector<float> pack_conv_weights(std::span<const float> weights, const ConvShape& shape,
+                                     const ConvChoice& choice);
 
 // Bindings: frame0, frame1 (packed RGB words), img0, img1 (f32 [3, h, w]).
 // dispatch_linear(w * h, 2 layers).

@@ -13,6 +13,8 @@ FRAMECAST_VK_GLOBAL_FUNCTIONS(FRAMECAST_VK_DEFINE)
 FRAMECAST_VK_INSTANCE_FUNCTIONS(FRAMECAST_VK_DEFINE)
 #undef FRAMECAST_VK_DEFINE
 PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
+PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV vkGetPhysicalDeviceCooperativeMatrixPropertiesNV =
+    nullptr;
 
 std::string load_global_functions() {
   static std::once_flag once;
@@ -55,6 +57,9 @@ void load_instance_functions(VkInstance instance) {
 #undef FRAMECAST_VK_LOAD
   if (!missing.empty())
     throw Error(ErrorKind::device, "the Vulkan loader lacks " + missing + " (Vulkan 1.2 needed)");
+  vkGetPhysicalDeviceCooperativeMatrixPropertiesNV =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+          vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
   loaded = true;
 }
 

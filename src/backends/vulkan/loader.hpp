@@ -82,6 +82,8 @@ FRAMECAST_VK_GLOBAL_FUNCTIONS(FRAMECAST_VK_DECLARE)
 FRAMECAST_VK_INSTANCE_FUNCTIONS(FRAMECAST_VK_DECLARE)
 #undef FRAMECAST_VK_DECLARE
 extern PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+// Extension functions that may be missing (null then).
+extern PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV vkGetPhysicalDeviceCooperativeMatrixPropertiesNV;
 
 // A Vulkan struct with its sType set and every other member zeroed.
 template <typename T>

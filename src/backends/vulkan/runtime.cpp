@@ -107,7 +107,7 @@ void GraphRuntime::choose_trunk_conv() {
   std::string stale;
   const auto key = TuneKey::make(caps, c2_, shape.in_w, shape.in_h, storage_);
   if (auto entry = cache.find(key, &stale)) {
-    if (auto why = conv_unfit(caps, shape, entry->choice); why.empty()) {
+    if (auto why = conv_unfit(caps, shape, entry->choice, storage_); why.empty()) {
       trunk_choice_ = entry->choice;
       trunk_choice_source_ = "tuned";
     } else {
@@ -117,7 +117,7 @@ void GraphRuntime::choose_trunk_conv() {
   } else if (!stale.empty()) {
     warnings_.push_back(stale + " (" + path.string() + ")");
   }
-  trunk_choice_ = fit_conv(caps, shape, trunk_choice_);
+  trunk_choice_ = fit_conv(caps, shape, trunk_choice_, storage_);
 }
 
 GraphRuntime::Conv GraphRuntime::make_conv_layer(const std::string& prefix,
@@ -125,9 +125,8 @@ GraphRuntime::Conv GraphRuntime::make_conv_layer(const std::string& prefix,
                                                  ConvChoice choice) {
   Conv conv;
   conv.shape = shape;
-  conv.choice = fit_conv(context_->caps(), shape, choice);
-  const auto packed = pack_conv_weights(model_.tensor(prefix + ".weight").values, shape.co,
-                                        shape.ci, conv.choice.coc);
+  conv.choice = fit_conv(context_->caps(), shape, choice, storage_);
+  const auto packed = pack_conv_weights(model_.tensor(prefix + ".weight").values, shape, conv.choice);
   conv.weight = weights_.add(packed, storage_);
   conv.bias = weights_.add(model_.tensor(prefix + ".bias").values, Storage::f32);
   conv.alpha = weights_.add(model_.tensor(prelu).values, Storage::f32);

@@ -2,24 +2,75 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <random>
 
 #include "backends/vulkan/buffers.hpp"
 #include "backends/vulkan/commands.hpp"
+#include "backends/vulkan/half.hpp"
 #include "backends/vulkan/pipelines.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {
+namespace {
+
+// A variant whose output differs more than this from the reference kernel's is broken.
+constexpr double kMaxNmse = 1e-4;
+
+std::vector<unsigned char> encode(std::span<const float> values, Storage storage) {
+  std::vector<unsigned char> bytes(values.size() * storage_bytes(storage));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (storage == Storage::f32) {
+      std::memcpy(&bytes[i * 4], &values[i], 4);
+    } else {
+      const std::uint16_t h = to_half(values[i]);
+      std::memcpy(&bytes[i * 2], &h, 2);
+    }
+  }
+  return bytes;
+}
+
+std::vector<float> decode(const std::vector<unsigned char>& bytes, std::size_t n, Storage storage) {
+  std::vector<float> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (storage == Storage::f32) {
+      std::memcpy(&values[i], &bytes[i * 4], 4);
+    } else {
+      std::uint16_t h;
+      std::memcpy(&h, &bytes[i * 2], 2);
+      values[i] = from_half(h);
+    }
+  }
+  return values;
+}
+
+double nmse(const std::vector<float>& got, const std::vector<float>& want) {
+  double num = 0.0, den = 0.0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (!std::isfinite(got[i])) return INFINITY;
+    num += (double(got[i]) - want[i]) * (double(got[i]) - want[i]);
+    den += double(want[i]) * want[i];
+  }
+  return den > 0.0 ? num / den : num;
+}
+
+}  // namespace
 
 // Register-blocked, 8 channels per thread, small slabs so that several workgroups share a
 // multiprocessor: sound on every device measured so far; `framecast tune` finds better.
 ConvChoice default_trunk_choice() { return {ConvKind::rb, 8, 8, 24}; }
 
-std::vector<ConvChoice> conv_candidates(const DeviceCaps& caps, const ConvShape& shape) {
+std::vector<ConvChoice> conv_candidates(const DeviceCaps& caps, const ConvShape& shape,
+                                        Storage storage) {
   std::vector<ConvChoice> out;
   auto add = [&](ConvChoice c) {
-    if (conv_unfit(caps, shape, c).empty() && std::find(out.begin(), out.end(), c) == out.end())
+    if (conv_unfit(caps, shape, c, storage).empty() &&
+        std::find(out.begin(), out.end(), c) == out.end())
       out.push_back(c);
   };
+  for (int co : {16, 32, 48, 64, 80})
+    for (int rows : {1, 2})
+      for (int n : {16, 8}) add({ConvKind::coop, co, rows, n});
   for (int coc : {4, 8}) {
     for (int slab : {4, 8, 12, 16, 24}) {
       for (int ts : {18, 24}) {
@@ -40,41 +91,82 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
     throw Error(ErrorKind::unsupported, caps.name + " has no timestamp queries; cannot tune");
   if (storage == Storage::f16 && !caps.f16)
     throw Error(ErrorKind::unsupported, caps.name + " has no f16 arithmetic with 16-bit storage");
-  const ConvShape shape{width, width, plane_w, plane_h, 1, true, false};
-  if (candidates.empty()) candidates = conv_candidates(caps, shape);
+  const ConvShape shape{width, width, plane_w, plane_h, 1, true, true};
+  if (candidates.empty()) candidates = conv_candidates(caps, shape, storage);
 
-  // Inputs of plausible magnitude: timings must not hit denormals or NaN paths.
+  // Random data of trained-model magnitudes, the same for every variant.
   const std::size_t n = std::size_t(width) * plane_w * plane_h;
-  const std::size_t sb = storage_bytes(storage);
-  Buffer src(context, n * sb, MemoryUse::device), dst(context, n * sb, MemoryUse::device);
-  Buffer weights(context, std::size_t(width) * width * 9 * sb, MemoryUse::device);
-  Buffer bias(context, std::size_t(width) * 4, MemoryUse::device);
-  Buffer alpha(context, std::size_t(width) * 4, MemoryUse::device);
+  std::mt19937 rng(7);
+  auto random = [&](std::size_t count, float scale) {
+    std::uniform_real_distribution<float> dist(-scale, scale);
+    std::vector<float> v(count);
+    for (auto& x : v) x = dist(rng);
+    return v;
+  };
+  const auto src_values = random(n, 1.0f), residual_values = random(n, 1.0f);
+  const auto weight_values = random(std::size_t(width) * width * 9, 1.0f / std::sqrt(9.0f * float(width)));
+  const auto bias_values = random(std::size_t(width), 0.1f);
+  std::vector<float> alpha_values(std::size_t(width), 0.25f);
+
   CommandPool pool(context);
   Timeline timeline(context);
-  const std::uint32_t fill = storage == Storage::f16 ? 0x2e662e66u : 0x3dcccccdu;  // ~0.1
-  run_now(context, pool, timeline, [&](CommandBuffer& cmd) {
-    for (const Buffer* b : {&src, &weights, &bias, &alpha})
-      vkCmdFillBuffer(cmd.handle(), b->handle(), 0, VK_WHOLE_SIZE,
-                      b == &bias || b == &alpha ? 0x3dcccccdu : fill);
-  });
-  DescriptorPool sets(context, std::uint32_t(candidates.size()));
+  auto upload = [&](const std::vector<unsigned char>& bytes) {
+    Buffer device(context, bytes.size(), MemoryUse::device);
+    Buffer staging(context, bytes.size(), MemoryUse::upload);
+    staging.write(bytes.data(), bytes.size());
+    run_now(context, pool, timeline,
+            [&](CommandBuffer& cmd) { cmd.copy(staging.handle(), device.handle(), bytes.size()); });
+    return device;
+  };
+  const Buffer src = upload(encode(src_values, storage));
+  const Buffer residual = upload(encode(residual_values, storage));
+  const Buffer bias = upload(encode(bias_values, Storage::f32));
+  const Buffer alpha = upload(encode(alpha_values, Storage::f32));
+  Buffer dst(context, n * storage_bytes(storage), MemoryUse::device);
+  Buffer readback(context, n * storage_bytes(storage), MemoryUse::readback);
+  DescriptorPool sets(context, std::uint32_t(candidates.size() + 1));
   CommandBuffer cmd(context, pool, 4);
+
+  // Runs `choice` once and returns its output.
+  struct Prepared {
+    std::unique_ptr<Pipeline> pipeline;
+    Buffer weights;
+    VkDescriptorSet set;
+  };
+  auto prepare = [&](const ConvChoice& choice) {
+    Prepared p;
+    p.pipeline = make_conv(context, storage, shape, choice);
+    p.weights = upload(encode(pack_conv_weights(weight_values, shape, choice), storage));
+    const BufferRange ranges[] = {src.range(), p.weights.range(), bias.range(),
+                                  alpha.range(), dst.range(),      residual.range()};
+    p.set = sets.allocate(*p.pipeline, ranges);
+    return p;
+  };
+  auto output = [&](const Prepared& p) {
+    run_now(context, pool, timeline, [&](CommandBuffer& c) {
+      c.dispatch(*p.pipeline, p.set, conv_elements(shape));
+      c.copy(dst.handle(), readback.handle(), dst.size());
+    });
+    std::vector<unsigned char> bytes(dst.size());
+    readback.read(bytes.data(), bytes.size());
+    return decode(bytes, n, storage);
+  };
+  const auto reference = output(prepare(fit_conv(caps, shape, {ConvKind::tiled, 4, 8, 18}, storage)));
 
   TuneOutcome outcome;
   outcome.key = TuneKey::make(caps, width, plane_w, plane_h, storage);
   outcome.device = caps.name;
   for (const ConvChoice& choice : candidates) {
-    auto pipeline = make_conv(context, storage, shape, choice);
-    const BufferRange ranges[] = {src.range(),  weights.range(), bias.range(),
-                                  alpha.range(), dst.range(),     dst.range()};
-    const VkDescriptorSet set = sets.allocate(*pipeline, ranges);
+    const Prepared p = prepare(choice);
+    TuneTiming timing{choice};
+    timing.nmse = nmse(output(p), reference);
+    timing.correct = timing.nmse <= kMaxNmse;
     // One dispatch estimates the cost; the timed batches then last about 20 ms of GPU time.
     auto batch = [&](int count) {
       cmd.begin(true);
-      cmd.dispatch(*pipeline, set, conv_elements(shape));  // warm-up (first use compiles)
+      cmd.dispatch(*p.pipeline, p.set, conv_elements(shape));  // warm-up
       cmd.mark("warm-up");
-      for (int i = 0; i < count; ++i) cmd.dispatch(*pipeline, set, conv_elements(shape));
+      for (int i = 0; i < count; ++i) cmd.dispatch(*p.pipeline, p.set, conv_elements(shape));
       cmd.mark("timed");
       cmd.end();
       CommandBuffer* const buffers[] = {&cmd};
@@ -84,13 +176,17 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
     };
     const double estimate = std::max(batch(1), 1e-3);
     const int count = std::clamp(int(std::ceil(20.0 / estimate)), 2, 50);
-    const TuneTiming timing{choice, std::min(batch(count), batch(count))};
+    timing.ms = std::min(batch(count), batch(count));
     outcome.timings.push_back(timing);
-    if (choice == fit_conv(caps, shape, default_trunk_choice())) outcome.fallback = timing;
+    if (choice == fit_conv(caps, shape, default_trunk_choice(), storage)) outcome.fallback = timing;
     if (progress) progress(timing);
   }
-  std::sort(outcome.timings.begin(), outcome.timings.end(),
-            [](const TuneTiming& a, const TuneTiming& b) { return a.ms < b.ms; });
+  std::stable_sort(outcome.timings.begin(), outcome.timings.end(),
+                   [](const TuneTiming& a, const TuneTiming& b) {
+                     return a.correct != b.correct ? a.correct : a.ms < b.ms;
+                   });
+  if (outcome.timings.empty() || !outcome.timings.front().correct)
+    throw Error(ErrorKind::device, "no conv variant gave correct results on " + caps.name);
   outcome.best = outcome.timings.front();
   return outcome;
 }

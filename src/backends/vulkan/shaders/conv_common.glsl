@@ -29,6 +29,9 @@ vec4 unpack_weight4(vec4 raw) { return raw; }
 #endif
 // Weights e .. e + 3 (e a multiple of 4).
 vec4 load_weight4(int e) { return unpack_weight4(wgt4[e >> 2]); }
+#elif WEIGHTS_UVEC4
+// The cooperative-matrix kernel copies weights 8 halves (16 bytes) at a time.
+layout(std430, binding = 1) readonly buffer Wgt { uvec4 wgt8[]; };
 #else
 layout(std430, binding = 1) readonly buffer Wgt { SFLOAT wgt[]; };
 #endif

@@ -1,0 +1,101 @@
+#version 450
+// Stride-1 conv3x3 + bias + PReLU (+ residual) on tensor cores through VK_NV_cooperative_matrix
+// (f16 storage only; f16 products, f32 accumulation). As an implicit GEMM per input-channel
+// chunk of 16 and per tap: C[co][px] += A[co][ci] * B[ci][px], with
+//   A: the tap's weights, packed on the host as [tap][CO][CI] and staged per chunk in shared
+//      memory as [tap][co][24] (16 channels + 8 of padding),
+//   B: the input tile stored channels-last, [row][col][24], so that for every tap the 16
+//      channels x N pixels of a row segment are one column-major matrix at a 16-byte-aligned
+//      offset - no im2col copy. The 48-byte pixel pitch spreads a load's rows over all banks.
+// A workgroup is 4 subgroups of 32 (NVIDIA); it computes COC output channels (a multiple of
+// 16) x 16 columns x 4*R rows; each subgroup owns R rows and every channel block. The
+// accumulators go through a small per-subgroup f32 staging area for the epilogue.
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#include "common.glsl"
+#define WEIGHTS_UVEC4 1
+
+layout(local_size_x = 128) in;
+#include "conv_common.glsl"
+
+const int MT = COC / 16;     // channel blocks of 16 per workgroup
+const int R = SLAB;          // output rows per subgroup (the `slab` knob of this kind)
+const int CN = TS;           // N of the matrix type, 8 or 16 (the `tile_stride` knob)
+const int NT = 16 / CN;      // matrices per 16-pixel row segment
+const int ROWS = 4 * R;      // output rows per workgroup
+const int TROWS = ROWS + 2;  // input rows with the halo
+const int PITCH = 24;        // halves per staged pixel / weight row
+
+shared float16_t tile[TROWS * 18 * PITCH];
+shared float16_t wsh[9 * COC * PITCH];
+shared float stage[4 * 16 * 16];
+
+void main() {
+  int sg = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
+  int li = int(gl_LocalInvocationIndex);
+  int ox0 = int(gl_WorkGroupID.x) * 16, oy0 = int(gl_WorkGroupID.y) * ROWS;
+  int co0 = int(gl_WorkGroupID.z) * COC;
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, CN> acc[MT * R * NT];
+  [[unroll]] for (int i = 0; i < MT * R * NT; ++i) acc[i] = fcoopmatNV<32, gl_ScopeSubgroup, 16, CN>(0.0);
+
+  for (int c0 = 0; c0 < CI; c0 += 16) {
+    barrier();
+    // weights of this chunk: 9 taps x COC channels x 16 input channels, 8 halves per load
+    for (int i = li; i < 9 * COC * 2; i += 128) {
+      int row = i >> 1, half8 = i & 1;  // row = tap * COC + co
+      int tap = row / COC, co = row - tap * COC;
+      uvec4 w = wgt8[(((tap * CO + co0 + co) * CI + c0) >> 3) + half8];
+      int base = row * PITCH + half8 * 8;
+      f16vec2 p0 = unpackFloat2x16(w.x), p1 = unpackFloat2x16(w.y);
+      f16vec2 p2 = unpackFloat2x16(w.z), p3 = unpackFloat2x16(w.w);
+      wsh[base] = p0.x; wsh[base + 1] = p0.y; wsh[base + 2] = p1.x; wsh[base + 3] = p1.y;
+      wsh[base + 4] = p2.x; wsh[base + 5] = p2.y; wsh[base + 6] = p3.x; wsh[base + 7] = p3.y;
+    }
+    // the input tile, channels-last; threads run along x for coalesced global reads
+    for (int i = li; i < 16 * TROWS * 18; i += 128) {
+      int c = i / (TROWS * 18), r = i - c * (TROWS * 18);
+      int row = r / 18, col = r - row * 18;
+      int y = oy0 + row - 1, x = ox0 + col - 1;
+      float16_t v = float16_t(0.0);
+      if (y >= 0 && y < IH && x >= 0 && x < IW) v = src[((c0 + c) * IH + y) * IW + x];
+      tile[(row * 18 + col) * PITCH + c] = v;
+    }
+    barrier();
+    [[unroll]] for (int tap = 0; tap < 9; ++tap) {
+      int ky = tap / 3, kx = tap - ky * 3;
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[MT];
+      [[unroll]] for (int m = 0; m < MT; ++m)
+        coopMatLoadNV(a[m], wsh, uint((tap * COC + m * 16) * PITCH), uint(PITCH), false);
+      [[unroll]] for (int r = 0; r < R; ++r) {
+        [[unroll]] for (int nt = 0; nt < NT; ++nt) {
+          fcoopmatNV<16, gl_ScopeSubgroup, 16, CN> b;
+          coopMatLoadNV(b, tile, uint(((sg * R + r + ky) * 18 + nt * CN + kx) * PITCH), uint(PITCH), true);
+          [[unroll]] for (int m = 0; m < MT; ++m) {
+            int k = (m * R + r) * NT + nt;
+            acc[k] = coopMatMulAddNV(a[m], b, acc[k]);
+          }
+        }
+      }
+    }
+  }
+  // epilogue: each accumulator through the subgroup's staging area, then bias, PReLU,
+  // residual and the f16 store per element
+  int stage0 = sg * 256;
+  [[unroll]] for (int m = 0; m < MT; ++m) {
+    [[unroll]] for (int r = 0; r < R; ++r) {
+      [[unroll]] for (int nt = 0; nt < NT; ++nt) {
+        coopMatStoreNV(acc[(m * R + r) * NT + nt], stage, uint(stage0), uint(CN), false);
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        int y = oy0 + sg * R + r;
+        for (int e = lane; e < 16 * CN; e += 32) {
+          int co = co0 + m * 16 + e / CN, x = ox0 + nt * CN + e % CN;
+          if (x < OW && y < OH) store_output(co, x, y, stage[stage0 + e] + bias[co]);
+        }
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+      }
+    }
+  }
+}
