@@ -30,7 +30,8 @@ BackendChoice make_backend(const BackendRequest& request) {
   } else if (request.name == "auto") {
 #ifdef FRAMECAST_HAVE_VULKAN
     try {
-      choice.backend = vulkan::make_vulkan_backend(request.device);
+      // A software Vulkan device is picked only when asked for by index.
+      choice.backend = vulkan::make_vulkan_backend(request.device, request.device < 0);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::device) throw;
       choice.warning = std::string("no usable Vulkan GPU (") + e.what() +

@@ -2,6 +2,7 @@
 
 #include "backends/vulkan/context.hpp"
 #include "backends/vulkan/runtime.hpp"
+#include "framecast/error.hpp"
 
 namespace framecast::vulkan {
 namespace {
@@ -25,8 +26,12 @@ class VulkanBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_vulkan_backend(int device) {
-  return std::make_unique<VulkanBackend>(Context::create(device));
+std::unique_ptr<Backend> make_vulkan_backend(int device, bool hardware_only) {
+  auto context = Context::create(device);
+  if (hardware_only && context->caps().type == VK_PHYSICAL_DEVICE_TYPE_CPU)
+    throw Error(ErrorKind::device, "the only Vulkan device is " + context->caps().name +
+                                       ", a software rasterizer slower than the CPU backend");
+  return std::make_unique<VulkanBackend>(std::move(context));
 }
 
 std::unique_ptr<VulkanRuntime> make_vulkan_runtime(const Model& model, int width, int height,

@@ -15,8 +15,9 @@
 namespace framecast::vulkan {
 
 // The backend on physical device `device` (-1: the best one). Throws Error(device) when there
-// is no loader, no device, or the index is out of range.
-std::unique_ptr<Backend> make_vulkan_backend(int device);
+// is no loader, no device, or the index is out of range, and with `hardware_only` when the
+// device is a software rasterizer (llvmpipe/lavapipe): `auto` must not pick one silently.
+std::unique_ptr<Backend> make_vulkan_backend(int device, bool hardware_only = false);
 
 // One block per physical device (name, ids, driver, software or hardware, f16 and 16-bit
 // storage, subgroup size, shared memory, cooperative matrix), or one line saying why there is
