@@ -35,7 +35,7 @@ BackendChoice make_backend(const BackendRequest& request) {
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::device) throw;
       choice.warning = std::string("no usable Vulkan GPU (") + e.what() +
-                       "); running on the CPU, which is much slower";
+                       "); running on the CPU backend, much slower than a GPU";
     }
 #else
     choice.warning = "this build has no GPU backend; running on the CPU, which is much slower";

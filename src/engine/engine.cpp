@@ -26,7 +26,7 @@ Engine::Engine(Model model, const BackendRequest& backend, const RuntimeOptions&
       throw Error(ErrorKind::unsupported, "the " + backend_->name() + " backend cannot run " +
                                               model_.source() + ": " + why);
     backend_warning_ = "the " + backend_->name() + " backend cannot run this model (" + why +
-                       "); running on the CPU, which is much slower";
+                       "); running on the CPU backend, much slower than a GPU";
     backend_ = make_backend({"cpu", -1}).backend;
   }
   backend_name_ = backend_->name();
