@@ -188,7 +188,7 @@ std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> conte
 std::unique_ptr<Pipeline> make_deconv(std::shared_ptr<const Context> context, Storage storage,
                                       int ci, int co, int in_w, int in_h) {
   SpecConstants k;
-  k.add(ci).add(co).add(in_w).add(in_h).add(in_w * 2).add(in_h * 2);
+  k.add(ci).add(co).add(in_w).add(in_h).add(in_w * 2).add(in_h * 2).add(4);  // 4 threads a pixel
   return std::make_unique<Pipeline>(std::move(context), module("deconv", storage), 4, 0, k,
                                     Extent3{8, 8, 1});
 }
