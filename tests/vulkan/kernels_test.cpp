@@ -176,13 +176,13 @@ TEST_P(ConvKernels, MatchReferenceConv) {
     const std::string why = conv_unfit(context->caps(), c.shape, c.choice, storage);
     if (why.empty()) {
       run_conv_case(r, c, storage);
-    } else if (c.choice.kind == ConvKind::coop) {  // a device feature, not a failure
+    } else if (cooperative(c.choice.kind)) {  // a device feature, not a failure
       skipped += std::string(storage_name(storage)) + ": " + why + "; ";
     } else {
       ADD_FAILURE() << conv_case_name(c) << " does not fit the test device: " << why;
     }
   }
-  if (skipped.size() && c.choice.kind == ConvKind::coop &&
+  if (skipped.size() && cooperative(c.choice.kind) &&
       (!context->caps().coop() || storages(*context).size() == 1))
     GTEST_SKIP() << skipped;
 }
@@ -209,6 +209,8 @@ const ConvCase conv_cases[] = {
     {{ConvKind::coop, 16, 1, 16}, {32, 16, 21, 11, 1, true, true}},
     {{ConvKind::coop, 48, 2, 16}, {32, 48, 37, 13, 1, true, false}},
     {{ConvKind::coop, 16, 2, 8}, {16, 32, 19, 9, 1, true, true}},
+    {{ConvKind::coop_global, 48, 1, 16}, {32, 48, 37, 13, 1, true, true}},
+    {{ConvKind::coop_global, 16, 2, 8}, {16, 32, 19, 9, 1, true, false}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Choices, ConvKernels, ::testing::ValuesIn(conv_cases),

@@ -85,6 +85,28 @@ TEST(TuneCache, RoundTrip) {
   EXPECT_DOUBLE_EQ(found->ms, 0.25);
 }
 
+TEST(TuneCache, EveryKernelKindRoundTrips) {
+  CacheHome home;
+  TuneCache cache;
+  int i = 0;
+  for (ConvKind kind : kAllConvKinds) {
+    TuneKey key = some_key();
+    key.plane_w = 100 + i++;
+    cache.put(key, {{kind, 16, 2, 18}, 0.1, "a GPU"});
+  }
+  cache.save(home.file());
+  const TuneCache again = TuneCache::load(home.file());
+  EXPECT_TRUE(again.warning().empty()) << again.warning();
+  i = 0;
+  for (ConvKind kind : kAllConvKinds) {
+    TuneKey key = some_key();
+    key.plane_w = 100 + i++;
+    const auto found = again.find(key);
+    ASSERT_TRUE(found) << conv_kind_name(kind);
+    EXPECT_EQ(found->choice.kind, kind);
+  }
+}
+
 TEST(TuneCache, CorruptFilesAreIgnoredWithOneWarning) {
   CacheHome home;
   const std::string entry = R"("10de:2335 c240 120x68 f16 driver 42 kernels 1")";

@@ -26,14 +26,15 @@ const char* conv_kind_name(ConvKind kind) {
     case ConvKind::rb: return "rb";
     case ConvKind::rb_subgroup: return "rb-subgroup";
     case ConvKind::coop: return "coop";
+    case ConvKind::coop_global: return "coop-global";
   }
   return "?";
 }
 
 std::string ConvChoice::text() const {
-  if (kind == ConvKind::coop)
-    return "coop co" + std::to_string(coc) + " rows" + std::to_string(slab) + " n" +
-           std::to_string(tile_stride);
+  if (cooperative(kind))
+    return std::string(conv_kind_name(kind)) + " co" + std::to_string(coc) + " rows" +
+           std::to_string(slab) + " n" + std::to_string(tile_stride);
   std::string s = std::string(conv_kind_name(kind)) + " coc" + std::to_string(coc) + " slab" +
                   std::to_string(slab);
   if (register_blocked(kind)) s += " ts" + std::to_string(tile_stride);
@@ -49,13 +50,15 @@ std::size_t conv_shared_bytes(const ConvChoice& c) {
     case ConvKind::rb_subgroup: return std::size_t(c.slab) * 18 * c.tile_stride * 4;
     case ConvKind::coop:  // input tile, weight chunk (f16, pitch 24), f32 epilogue staging
       return std::size_t(4 * c.slab + 2) * 18 * 24 * 2 + std::size_t(9) * c.coc * 24 * 2 + 4096;
+    case ConvKind::coop_global:
+      return std::size_t(4 * c.slab + 2) * 18 * 24 * 2 + 4096;
   }
   return 0;
 }
 
 std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const ConvChoice& c,
                        Storage storage) {
-  if (c.kind == ConvKind::coop) {
+  if (cooperative(c.kind)) {
     if (storage != Storage::f16) return "the coop kernel needs f16 storage";
     if (!caps.coop()) return "the device has no usable VK_NV_cooperative_matrix";
     if (caps.subgroup_size != 32) return "the coop kernel is written for subgroups of 32";
@@ -88,7 +91,7 @@ std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const Con
 ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice wanted,
                     Storage storage) {
   ConvChoice c = wanted;
-  if (c.kind == ConvKind::coop) {
+  if (cooperative(c.kind)) {
     if (conv_unfit(caps, shape, c, storage).empty()) return c;
     c = {ConvKind::rb, 8, 8, 24};
   }
@@ -128,6 +131,7 @@ std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Stor
       per_group = {16, 16, std::uint32_t(c.coc)};
       break;
     case ConvKind::coop:
+    case ConvKind::coop_global:
       kernel = "conv3x3_coop";
       per_group = {16, std::uint32_t(4 * c.slab), std::uint32_t(c.coc)};
       break;
@@ -135,6 +139,7 @@ std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Stor
   SpecConstants k;
   k.add(s.ci).add(s.co).add(s.in_w).add(s.in_h).add(s.out_w()).add(s.out_h()).add(s.stride);
   k.add(c.coc).add(c.slab).add(s.residual).add(s.prelu).add(c.tile_stride);
+  k.add(c.kind == ConvKind::coop_global);  // 12: the coop kernel's weights from global memory
   return std::make_unique<Pipeline>(std::move(context), module(kernel, storage), 6, 0, k, per_group);
 }
 
@@ -163,7 +168,7 @@ std::vector<float> pack_conv_weights_by_tap(std::span<const float> w, int co, in
 
 std::vector<float> pack_conv_weights(std::span<const float> weights, const ConvShape& shape,
                                      const ConvChoice& choice) {
-  return choice.kind == ConvKind::coop
+  return cooperative(choice.kind)
              ? pack_conv_weights_by_tap(weights, shape.co, shape.ci)
              : pack_conv_weights(weights, shape.co, shape.ci, choice.coc);
 }

@@ -27,8 +27,16 @@ enum class ConvKind {
   rb,           // 2x2 pixels x COC channels per thread, 18x18 shared tiles (stride 1)
   rb_subgroup,  // rb with weights broadcast through the subgroup instead of shared memory
   coop,         // tensor cores through VK_NV_cooperative_matrix (f16 storage, stride 1)
+  coop_global,  // coop reading its weight matrices straight from global memory (L1/L2)
 };
+// Every kind, for parsers: a kind missing here would make its tuned entries unreadable.
+inline constexpr ConvKind kAllConvKinds[] = {ConvKind::direct, ConvKind::tiled, ConvKind::rb,
+                                             ConvKind::rb_subgroup, ConvKind::coop,
+                                             ConvKind::coop_global};
 const char* conv_kind_name(ConvKind kind);
+inline bool cooperative(ConvKind kind) {
+  return kind == ConvKind::coop || kind == ConvKind::coop_global;
+}
 
 // The knobs of a conv kernel. The coop kind reads them differently: coc = output channels
 // per workgroup (a multiple of 16), slab = output rows per subgroup (1 or 2), tile_stride =

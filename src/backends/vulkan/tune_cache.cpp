@@ -15,7 +15,7 @@ constexpr const char* kMagic = "framecast-tune";
 constexpr int kFormatVersion = 1;
 
 std::optional<ConvKind> kind_from(const std::string& name) {
-  for (ConvKind k : {ConvKind::direct, ConvKind::tiled, ConvKind::rb, ConvKind::rb_subgroup})
+  for (ConvKind k : kAllConvKinds)
     if (name == conv_kind_name(k)) return k;
   return std::nullopt;
 }

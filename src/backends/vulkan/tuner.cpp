@@ -68,9 +68,10 @@ std::vector<ConvChoice> conv_candidates(const DeviceCaps& caps, const ConvShape&
         std::find(out.begin(), out.end(), c) == out.end())
       out.push_back(c);
   };
-  for (int co : {16, 32, 48, 64, 80})
-    for (int rows : {1, 2})
-      for (int n : {16, 8}) add({ConvKind::coop, co, rows, n});
+  for (ConvKind kind : {ConvKind::coop, ConvKind::coop_global})
+    for (int co : {16, 32, 48, 64, 80})
+      for (int rows : {1, 2})
+        for (int n : {16, 8}) add({kind, co, rows, n});
   for (int coc : {4, 8}) {
     for (int slab : {4, 8, 12, 16, 24}) {
       for (int ts : {18, 24}) {
@@ -125,7 +126,6 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
   Buffer dst(context, n * storage_bytes(storage), MemoryUse::device);
   Buffer readback(context, n * storage_bytes(storage), MemoryUse::readback);
   DescriptorPool sets(context, std::uint32_t(candidates.size() + 1));
-  CommandBuffer cmd(context, pool, 4);
 
   // Runs `choice` once and returns its output.
   struct Prepared {
@@ -151,35 +151,59 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
     readback.read(bytes.data(), bytes.size());
     return decode(bytes, n, storage);
   };
-  const auto reference = output(prepare(fit_conv(caps, shape, {ConvKind::tiled, 4, 8, 18}, storage)));
+  const Prepared reference_kernel = prepare(fit_conv(caps, shape, {ConvKind::tiled, 4, 8, 18}, storage));
+  const auto reference = output(reference_kernel);
 
+  // The device time of `count` dispatches of each prepared kernel, in one command buffer so
+  // that the GPU never idles (and drops its clocks) between candidates.
+  auto time_all = [&](const std::vector<const Prepared*>& kernels, const std::vector<int>& counts) {
+    CommandBuffer cmd(context, pool, std::uint32_t(kernels.size() + 2));
+    cmd.begin(true);
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      for (int r = 0; r < counts[i]; ++r)
+        cmd.dispatch(*kernels[i]->pipeline, kernels[i]->set, conv_elements(shape));
+      cmd.mark(std::to_string(i));
+    }
+    cmd.end();
+    CommandBuffer* const buffers[] = {&cmd};
+    submit(*context, timeline, buffers);
+    timeline.wait(cmd.signal_value());
+    std::vector<double> ms;
+    const auto stages = cmd.stage_times();
+    for (std::size_t i = 0; i < kernels.size(); ++i) ms.push_back(stages[i].ms / counts[i]);
+    return ms;
+  };
+
+  // Build and check every candidate, with a rough cost to size its timed batch.
   TuneOutcome outcome;
   outcome.key = TuneKey::make(caps, width, plane_w, plane_h, storage);
   outcome.device = caps.name;
+  std::vector<Prepared> prepared;
+  std::vector<int> counts;
   for (const ConvChoice& choice : candidates) {
-    const Prepared p = prepare(choice);
+    prepared.push_back(prepare(choice));
     TuneTiming timing{choice};
-    timing.nmse = nmse(output(p), reference);
+    timing.nmse = nmse(output(prepared.back()), reference);
     timing.correct = timing.nmse <= kMaxNmse;
-    // One dispatch estimates the cost; the timed batches then last about 20 ms of GPU time.
-    auto batch = [&](int count) {
-      cmd.begin(true);
-      cmd.dispatch(*p.pipeline, p.set, conv_elements(shape));  // warm-up
-      cmd.mark("warm-up");
-      for (int i = 0; i < count; ++i) cmd.dispatch(*p.pipeline, p.set, conv_elements(shape));
-      cmd.mark("timed");
-      cmd.end();
-      CommandBuffer* const buffers[] = {&cmd};
-      submit(*context, timeline, buffers);
-      timeline.wait(cmd.signal_value());
-      return cmd.stage_times().back().ms / count;
-    };
-    const double estimate = std::max(batch(1), 1e-3);
-    const int count = std::clamp(int(std::ceil(20.0 / estimate)), 2, 50);
-    timing.ms = std::min(batch(count), batch(count));
+    const double estimate = std::max(time_all({&prepared.back()}, {1}).front(), 1e-3);
+    counts.push_back(std::clamp(int(std::ceil(5.0 / estimate)), 2, 50));
     outcome.timings.push_back(timing);
-    if (choice == fit_conv(caps, shape, default_trunk_choice(), storage)) outcome.fallback = timing;
-    if (progress) progress(timing);
+  }
+  // Warm the GPU up (about 200 ms of work), then time everything twice, forwards and
+  // backwards, keeping each candidate's best: clock changes then hit all alike.
+  const double reference_ms = std::max(time_all({&reference_kernel}, {2}).front(), 1e-3);
+  time_all({&reference_kernel}, {std::clamp(int(200.0 / reference_ms), 2, 2000)});
+  std::vector<const Prepared*> order;
+  for (const auto& p : prepared) order.push_back(&p);
+  const auto forwards = time_all(order, counts);
+  std::reverse(order.begin(), order.end());
+  std::vector<int> reversed_counts(counts.rbegin(), counts.rend());
+  const auto backwards = time_all(order, reversed_counts);
+  for (std::size_t i = 0; i < outcome.timings.size(); ++i) {
+    TuneTiming& t = outcome.timings[i];
+    t.ms = std::min(forwards[i], backwards[outcome.timings.size() - 1 - i]);
+    if (t.choice == fit_conv(caps, shape, default_trunk_choice(), storage)) outcome.fallback = t;
+    if (progress) progress(t);
   }
   std::stable_sort(outcome.timings.begin(), outcome.timings.end(),
                    [](const TuneTiming& a, const TuneTiming& b) {

@@ -10,6 +10,8 @@
 // A workgroup is 4 subgroups of 32 (NVIDIA); it computes COC output channels (a multiple of
 // 16) x 16 columns x 4*R rows; each subgroup owns R rows and every channel block. The
 // accumulators go through a small per-subgroup f32 staging area for the epilogue.
+// WEIGHTS_GLOBAL (the coop-global kind) skips the shared weight chunk: each subgroup loads
+// its A matrices from global memory, where the workgroup's four subgroups hit L1.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -18,6 +20,9 @@
 
 layout(local_size_x = 128) in;
 #include "conv_common.glsl"
+layout(constant_id = 12) const bool WEIGHTS_GLOBAL = false;
+// The same weights as halves, for matrix loads from global memory (aliases binding 1).
+layout(std430, binding = 1) readonly buffer WgtHalves { float16_t wgt16[]; };
 
 const int MT = COC / 16;     // channel blocks of 16 per workgroup
 const int R = SLAB;          // output rows per subgroup (the `slab` knob of this kind)
@@ -28,7 +33,7 @@ const int TROWS = ROWS + 2;  // input rows with the halo
 const int PITCH = 24;        // halves per staged pixel / weight row
 
 shared float16_t tile[TROWS * 18 * PITCH];
-shared float16_t wsh[9 * COC * PITCH];
+shared float16_t wsh[WEIGHTS_GLOBAL ? 8 : 9 * COC * PITCH];
 shared float stage[4 * 16 * 16];
 
 void main() {
@@ -42,7 +47,7 @@ void main() {
   for (int c0 = 0; c0 < CI; c0 += 16) {
     barrier();
     // weights of this chunk: 9 taps x COC channels x 16 input channels, 8 halves per load
-    for (int i = li; i < 9 * COC * 2; i += 128) {
+    for (int i = li; i < (WEIGHTS_GLOBAL ? 0 : 9 * COC * 2); i += 128) {
       int row = i >> 1, half8 = i & 1;  // row = tap * COC + co
       int tap = row / COC, co = row - tap * COC;
       uvec4 w = wgt8[(((tap * CO + co0 + co) * CI + c0) >> 3) + half8];
@@ -65,8 +70,13 @@ void main() {
     [[unroll]] for (int tap = 0; tap < 9; ++tap) {
       int ky = tap / 3, kx = tap - ky * 3;
       fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[MT];
-      [[unroll]] for (int m = 0; m < MT; ++m)
-        coopMatLoadNV(a[m], wsh, uint((tap * COC + m * 16) * PITCH), uint(PITCH), false);
+      [[unroll]] for (int m = 0; m < MT; ++m) {
+        if (WEIGHTS_GLOBAL) {
+          coopMatLoadNV(a[m], wgt16, uint((tap * CO + co0 + m * 16) * CI + c0), uint(CI), false);
+        } else {
+          coopMatLoadNV(a[m], wsh, uint((tap * COC + m * 16) * PITCH), uint(PITCH), false);
+        }
+      }
       [[unroll]] for (int r = 0; r < R; ++r) {
         [[unroll]] for (int nt = 0; nt < NT; ++nt) {
           fcoopmatNV<16, gl_ScopeSubgroup, 16, CN> b;
