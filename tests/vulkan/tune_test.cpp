@@ -92,7 +92,10 @@ TEST(TuneCache, EveryKernelKindRoundTrips) {
   for (ConvKind kind : kAllConvKinds) {
     TuneKey key = some_key();
     key.plane_w = 100 + i++;
-    cache.put(key, {{kind, 16, 2, 18}, 0.1, "a GPU"});
+    // knobs as the tuner writes them: coop kinds store their matrix N (16) as tile_stride
+    const ConvChoice choice = cooperative(kind) ? ConvChoice{kind, 80, 1, 16}
+                                                : ConvChoice{kind, 8, 4, 18};
+    cache.put(key, {choice, 0.1, "a GPU"});
   }
   cache.save(home.file());
   const TuneCache again = TuneCache::load(home.file());
@@ -104,6 +107,7 @@ TEST(TuneCache, EveryKernelKindRoundTrips) {
     const auto found = again.find(key);
     ASSERT_TRUE(found) << conv_kind_name(kind);
     EXPECT_EQ(found->choice.kind, kind);
+    EXPECT_EQ(found->choice.tile_stride, cooperative(kind) ? 16 : 18);
   }
 }
 

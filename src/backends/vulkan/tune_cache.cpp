@@ -94,8 +94,11 @@ TuneCache TuneCache::load(const std::filesystem::path& path) {
       entry.choice.tile_stride = e.at("tile_stride").get<int>();
       entry.ms = e.value("ms", 0.0);
       entry.device = e.value("device", "");
-      if (entry.choice.coc < 1 || entry.choice.coc > 64 || entry.choice.slab < 1 ||
-          entry.choice.slab > 256 || entry.choice.tile_stride < 18 || entry.choice.tile_stride > 64)
+      // Only sanity bounds: what a kind accepts is conv_unfit's business, checked against
+      // the device and shape when a runtime uses the entry (coop kinds read the knobs
+      // differently, e.g. tile_stride is their matrix N, 8 or 16).
+      if (entry.choice.coc < 1 || entry.choice.coc > 256 || entry.choice.slab < 1 ||
+          entry.choice.slab > 256 || entry.choice.tile_stride < 1 || entry.choice.tile_stride > 64)
         throw std::runtime_error("values out of range in entry '" + name + "'");
       cache.entries_[name] = entry;
     }
