@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/half.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::model_files {
@@ -54,28 +55,6 @@ std::size_t element_count(const std::filesystem::path& file, const std::string& 
     if (n > (std::size_t(1) << 32)) fail(file, "tensor '" + name + "' is implausibly large");
   }
   return n;
-}
-
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
-  std::uint32_t exponent = (h >> 10) & 0x1fu;
-  std::uint32_t mantissa = h & 0x3ffu;
-  std::uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);  // inf / nan
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    bits = sign;
-  } else {  // subnormal: normalise the mantissa
-    exponent = 113;
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
-  }
-  return std::bit_cast<float>(bits);
 }
 
 }  // namespace
@@ -154,7 +133,7 @@ RawModel read_safetensors(const std::filesystem::path& path) {
       } else {
         std::uint16_t h;
         std::memcpy(&h, src + 2 * i, 2);
-        t.values[i] = dtype == "F16" ? half_to_float(h)
+        t.values[i] = dtype == "F16" ? from_half(h)
                                      : std::bit_cast<float>(std::uint32_t(h) << 16);
       }
     }

@@ -10,7 +10,7 @@
 
 #include "backends/vulkan/buffers.hpp"
 #include "backends/vulkan/commands.hpp"
-#include "backends/vulkan/half.hpp"
+#include "engine/half.hpp"
 #include "backends/vulkan/kernels.hpp"
 #include "backends/vulkan/pipelines.hpp"
 

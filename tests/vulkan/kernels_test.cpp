@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "backends/cpu/ops_reference.hpp"
-#include "backends/vulkan/half.hpp"
+#include "engine/half.hpp"
 #include "backends/vulkan/kernels.hpp"
 #include "core/test_support.hpp"
 #include "io/test_pattern.hpp"

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "backends/vulkan/half.hpp"
+#include "engine/half.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {

@@ -1,11 +1,12 @@
-// IEEE half-precision conversions on the host (C++20 has no float16 type): weights are
-// converted once at load, and tests round their inputs the way the GPU stores them.
+// IEEE half-precision conversions on the host (C++20 has no float16 type): F16 model files
+// are read with them, GPU weights converted once at load, and tests round their inputs the
+// way the GPU stores them.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
-namespace framecast::vulkan {
+namespace framecast {
 
 // Round to nearest even, with overflow to infinity and subnormals, as a GPU's f32 -> f16.
 inline std::uint16_t to_half(float value) {
@@ -58,4 +59,4 @@ inline float from_half(std::uint16_t h) {
 // The value as stored in f16.
 inline float round_to_half(float value) { return from_half(to_half(value)); }
 
-}  // namespace framecast::vulkan
+}  // namespace framecast
