@@ -2,7 +2,6 @@
 // pipeline once, and reads results back as floats.
 #pragma once
 
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
@@ -10,7 +9,6 @@
 
 #include "backends/vulkan/buffers.hpp"
 #include "backends/vulkan/commands.hpp"
-#include "engine/half.hpp"
 #include "backends/vulkan/kernels.hpp"
 #include "backends/vulkan/pipelines.hpp"
 
@@ -23,15 +21,7 @@ class KernelRunner {
 
   // A device buffer holding `values` in `storage` (f16 rounds them).
   Buffer upload(std::span<const float> values, Storage storage = Storage::f32) {
-    std::vector<unsigned char> bytes(values.size() * storage_bytes(storage));
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (storage == Storage::f32) {
-        std::memcpy(&bytes[i * 4], &values[i], 4);
-      } else {
-        const std::uint16_t h = to_half(values[i]);
-        std::memcpy(&bytes[i * 2], &h, 2);
-      }
-    }
+    const auto bytes = encode_values(values, storage);
     return upload_bytes(bytes.data(), bytes.size());
   }
   Buffer upload_bytes(const void* data, std::size_t size) {
@@ -53,18 +43,7 @@ class KernelRunner {
     return bytes;
   }
   std::vector<float> download(const Buffer& buffer, std::size_t count, Storage storage = Storage::f32) {
-    const auto bytes = download_bytes(buffer);
-    std::vector<float> values(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      if (storage == Storage::f32) {
-        std::memcpy(&values[i], &bytes[i * 4], 4);
-      } else {
-        std::uint16_t h;
-        std::memcpy(&h, &bytes[i * 2], 2);
-        values[i] = from_half(h);
-      }
-    }
-    return values;
+    return decode_values(download_bytes(buffer), count, storage);
   }
 
   // Binds `buffers` to the pipeline's bindings in order and runs `dispatch` once.

@@ -1,5 +1,8 @@
 #include "backends/vulkan/kernels.hpp"
 
+#include <cstring>
+
+#include "engine/half.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {
@@ -240,6 +243,34 @@ std::uint64_t flow_out_threads(int w, int h, bool deep) {
 std::size_t packed_frame_bytes(int w, int h, bool deep) {
   const std::size_t bytes = std::size_t(w) * std::size_t(h) * 3 * (deep ? 2 : 1);
   return (bytes + 3) / 4 * 4;
+}
+
+std::vector<unsigned char> encode_values(std::span<const float> values, Storage storage) {
+  std::vector<unsigned char> bytes(values.size() * storage_bytes(storage));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (storage == Storage::f32) {
+      std::memcpy(&bytes[i * 4], &values[i], 4);
+    } else {
+      const std::uint16_t h = to_half(values[i]);
+      std::memcpy(&bytes[i * 2], &h, 2);
+    }
+  }
+  return bytes;
+}
+
+std::vector<float> decode_values(std::span<const unsigned char> bytes, std::size_t n,
+                                 Storage storage) {
+  std::vector<float> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (storage == Storage::f32) {
+      std::memcpy(&values[i], &bytes[i * 4], 4);
+    } else {
+      std::uint16_t h;
+      std::memcpy(&h, &bytes[i * 2], 2);
+      values[i] = from_half(h);
+    }
+  }
+  return values;
 }
 
 }  // namespace framecast::vulkan

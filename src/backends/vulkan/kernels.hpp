@@ -17,6 +17,10 @@ namespace framecast::vulkan {
 enum class Storage { f32, f16 };  // activations and trunk weights; arithmetic is always f32
 inline std::size_t storage_bytes(Storage s) { return s == Storage::f16 ? 2 : 4; }
 inline const char* storage_name(Storage s) { return s == Storage::f16 ? "f16" : "f32"; }
+// Host values as a buffer of `storage` holds them (f16 rounds to nearest even), and back.
+std::vector<unsigned char> encode_values(std::span<const float> values, Storage storage);
+std::vector<float> decode_values(std::span<const unsigned char> bytes, std::size_t count,
+                                 Storage storage);
 
 // Bumped whenever a conv kernel changes in a way that makes tuned choices stale.
 inline constexpr int kConvKernelVersion = 1;

@@ -397,20 +397,24 @@ void GraphRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
               bytes);
   upload_[slot].flush(upload_[slot].size());
 
+  upload_busy_[slot] = submit_pair(deep, true, upload_slot_);
+}
+
+std::uint64_t GraphRuntime::submit_pair(bool deep, bool from_upload, int slot) {
   pending_.clear();
   pair_profile_.clear();
   profile_.clear();
   device_ms_ = context_->caps().timestamps ? 0.0 : -1.0;
   CommandBuffer& cmd = acquire();
   cmd.begin(options_.profile);
-  record_pair(cmd, deep, true, upload_slot_);
+  record_pair(cmd, deep, from_upload, slot);
   cmd.end();
   CommandBuffer* const buffers[] = {&cmd};
   submit(*context_, timeline_, buffers);
-  upload_busy_[slot] = cmd.signal_value();
   pending_.push_back({&cmd, true});
   deep_ = deep;
   prepared_ = true;
+  return cmd.signal_value();
 }
 
 Frame GraphRuntime::mid(float t) { return std::move(mids(std::span<const float>(&t, 1)).front()); }
@@ -464,21 +468,8 @@ std::uint64_t GraphRuntime::prepare_pair_gpu(VkBuffer frame0, VkBuffer frame1, S
   const BufferRange r[] = {{frame0, 0, bytes}, {frame1, 0, bytes}, img0_.range(), img1_.range()};
   bind_buffers(*context_, prep_full_gpu_set_, r);
 
-  pending_.clear();
-  pair_profile_.clear();
-  profile_.clear();
-  device_ms_ = context_->caps().timestamps ? 0.0 : -1.0;
-  CommandBuffer& cmd = acquire();
-  cmd.begin(options_.profile);
-  record_pair(cmd, deep, false, 0);
-  cmd.end();
-  CommandBuffer* const buffers[] = {&cmd};
-  submit(*context_, timeline_, buffers);
-  prep_full_gpu_busy_ = cmd.signal_value();
-  pending_.push_back({&cmd, true});
-  deep_ = deep;
-  prepared_ = true;
-  return cmd.signal_value();
+  prep_full_gpu_busy_ = submit_pair(deep, false, 0);
+  return prep_full_gpu_busy_;
 }
 
 std::uint64_t GraphRuntime::mids_gpu(std::span<const float> ts, std::span<const VkBuffer> outputs) {

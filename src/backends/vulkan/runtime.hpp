@@ -74,6 +74,9 @@ class GraphRuntime final : public VulkanRuntime {
   const Pipeline& flow_out(bool deep);
   CommandBuffer& acquire();
   void record_pair(CommandBuffer& cmd, bool deep, bool from_upload, int slot);
+  // Records and submits the pair's work (from the upload slot or the caller's GPU frames),
+  // resets the per-pair state; returns the timeline value reached when it is done.
+  std::uint64_t submit_pair(bool deep, bool from_upload, int slot);
   void record_mid(CommandBuffer& cmd, int slot, float t, bool deep, VkDescriptorSet flow_set,
                   const Buffer* readback);
   void record_conv(CommandBuffer& cmd, const ConvCall& call);

@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <random>
 
 #include "backends/vulkan/buffers.hpp"
 #include "backends/vulkan/commands.hpp"
-#include "engine/half.hpp"
 #include "backends/vulkan/pipelines.hpp"
 #include "framecast/error.hpp"
 
@@ -16,33 +14,6 @@ namespace {
 
 // A variant whose output differs more than this from the reference kernel's is broken.
 constexpr double kMaxNmse = 1e-4;
-
-std::vector<unsigned char> encode(std::span<const float> values, Storage storage) {
-  std::vector<unsigned char> bytes(values.size() * storage_bytes(storage));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (storage == Storage::f32) {
-      std::memcpy(&bytes[i * 4], &values[i], 4);
-    } else {
-      const std::uint16_t h = to_half(values[i]);
-      std::memcpy(&bytes[i * 2], &h, 2);
-    }
-  }
-  return bytes;
-}
-
-std::vector<float> decode(const std::vector<unsigned char>& bytes, std::size_t n, Storage storage) {
-  std::vector<float> values(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (storage == Storage::f32) {
-      std::memcpy(&values[i], &bytes[i * 4], 4);
-    } else {
-      std::uint16_t h;
-      std::memcpy(&h, &bytes[i * 2], 2);
-      values[i] = from_half(h);
-    }
-  }
-  return values;
-}
 
 double nmse(const std::vector<float>& got, const std::vector<float>& want) {
   double num = 0.0, den = 0.0;
@@ -119,10 +90,10 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
             [&](CommandBuffer& cmd) { cmd.copy(staging.handle(), device.handle(), bytes.size()); });
     return device;
   };
-  const Buffer src = upload(encode(src_values, storage));
-  const Buffer residual = upload(encode(residual_values, storage));
-  const Buffer bias = upload(encode(bias_values, Storage::f32));
-  const Buffer alpha = upload(encode(alpha_values, Storage::f32));
+  const Buffer src = upload(encode_values(src_values, storage));
+  const Buffer residual = upload(encode_values(residual_values, storage));
+  const Buffer bias = upload(encode_values(bias_values, Storage::f32));
+  const Buffer alpha = upload(encode_values(alpha_values, Storage::f32));
   Buffer dst(context, n * storage_bytes(storage), MemoryUse::device);
   Buffer readback(context, n * storage_bytes(storage), MemoryUse::readback);
   DescriptorPool sets(context, std::uint32_t(candidates.size() + 1));
@@ -136,7 +107,7 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
   auto prepare = [&](const ConvChoice& choice) {
     Prepared p;
     p.pipeline = make_conv(context, storage, shape, choice);
-    p.weights = upload(encode(pack_conv_weights(weight_values, shape, choice), storage));
+    p.weights = upload(encode_values(pack_conv_weights(weight_values, shape, choice), storage));
     const BufferRange ranges[] = {src.range(), p.weights.range(), bias.range(),
                                   alpha.range(), dst.range(),      residual.range()};
     p.set = sets.allocate(*p.pipeline, ranges);
@@ -149,7 +120,7 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
     });
     std::vector<unsigned char> bytes(dst.size());
     readback.read(bytes.data(), bytes.size());
-    return decode(bytes, n, storage);
+    return decode_values(bytes, n, storage);
   };
   const Prepared reference_kernel = prepare(fit_conv(caps, shape, {ConvKind::tiled, 4, 8, 18}, storage));
   const auto reference = output(reference_kernel);
