@@ -21,6 +21,12 @@ Loss: Charbonnier(pred, gt) + grad_w * Charbonnier(grad pred - grad gt) + census
 ternary census distance (7x7), + flow_w * Charbonnier(flow - true flow) / 20 during the first
 --flow-until fraction of the budget (weak supervision of the two backward flows).
 
+--init NAME=FILE starts a NEW model from another one's weights (e.g. a quality model, or a tfact2
+model, from the trained default): tensors of the same name and shape are copied, block0's first
+conv keeps the frame channels where the t plane is gone (classic -> tfact*), and the parts the
+source lacks start as the identity (refinement blocks' deconv, FiLM's last layer and tfact2's
+refine output conv at zero), so the new model starts exactly where the source model is.
+
 Validation: t = 0.5 on the triplets of --val (frame0, frame1 = truth, frame2), the model's
 forward in float32 (edge-replicate padding to /16 is inside the model), prediction rounded to
 8 bits; PSNR over RGB per triplet, averaged; IE = mean absolute difference (0..255).
@@ -30,6 +36,7 @@ import datetime
 import json
 import math
 import os
+import re
 import sys
 import time
 import zlib
@@ -117,6 +124,34 @@ def validate(net, triplets, device):
 
 
 # ---------------------------------------------------------------------- models
+def warm_start(net, path):
+    """Copy matching tensors of the model file at path into net and zero the layers that make
+    the parts path lacks a no-op (see the module docstring). Returns (copied, zeroed) names."""
+    src, _ = read_tensors(path)
+    state = net.state_dict()
+    copied = []
+    for name in sorted(state, key=lambda n: n.endswith(".weight")):  # biases first: see below
+        dst = state[name]
+        w = src.get(name)
+        if w is None:
+            continue
+        if w.shape != dst.shape and name == "block0.conv0.0.0.weight" and w.shape[1] > dst.shape[1]:
+            # classic's 7th input is the t plane; FiLM carries t now. Fold the plane at t = 0.5
+            # into the bias, so the new model starts as the source at t = 0.5 (away from borders)
+            state["block0.conv0.0.0.bias"] += 0.5 * w[:, dst.shape[1]:].sum((1, 2, 3))
+            w = w[:, :dst.shape[1]]
+        if w.shape == dst.shape:
+            dst.copy_(w)
+            copied.append(name)
+    zero = [n for n in state if n not in copied and (
+        re.fullmatch(r"block[1-9]\d*\.lastconv\.(weight|bias)", n)
+        or re.fullmatch(r"(block\d+\.)?film\.2\.(weight|bias)", n)
+        or re.fullmatch(r"refine\.c3\.(weight|bias)", n))]
+    for n in zero:
+        state[n].zero_()
+    return copied, zero
+
+
 def parse_model(spec):
     """NAME=VARIANT:C1:C2[:FILM_HIDDEN:REFINE_WIDTH][+C1:C2:SCALE...][@EVERY]
     (+...: one refinement block each, the quality tier; EVERY: train on every k-th batch)"""
@@ -135,7 +170,7 @@ def parse_model(spec):
 
 
 class Trainee:
-    def __init__(self, name, cfg, args, device, resume=None):
+    def __init__(self, name, cfg, args, device, resume=None, init=None):
         self.name, self.cfg, self.args = name, cfg, args
         self.history, self.prev = [], {"samples": 0, "steps": 0, "train_seconds": 0.0}
         if resume:
@@ -155,6 +190,13 @@ class Trainee:
         else:
             net = FramecastNet(cfg["variant"], cfg["c1"], cfg["c2"], cfg["film_hidden"],
                                cfg["refine_width"], cfg["blocks"])
+            if init:
+                with torch.no_grad():
+                    copied, zeroed = warm_start(net, init)
+                total = len(net.state_dict())
+                print(f"[{name}] initialised from {init}: {len(copied)} of {total} tensors copied, "
+                      f"zeroed {zeroed}", flush=True)
+                self.history = [{"init_from": os.path.basename(init), "tensors_copied": len(copied)}]
         self.resumed = bool(resume)
         self.net = net.to(device).train()
         if args.channels_last and device.type == "cuda":
@@ -219,6 +261,10 @@ def main():
     ap.add_argument("--model", action="append", default=[],
                     help="NAME=VARIANT:C1:C2[:FILM_HIDDEN:REFINE_WIDTH] (repeatable)")
     ap.add_argument("--resume", action="append", default=[], help="NAME=FILE.safetensors")
+    ap.add_argument("--init", action="append", default=[],
+                    help="NAME=FILE: a new model warm-started from another model's weights")
+    ap.add_argument("--profile-steps", type=int, default=0,
+                    help="profile this many steps after 20 warm-up steps, print the top kernels")
     ap.add_argument("--out", default=os.environ.get("OUT", "out"))
     ap.add_argument("--pool", default=".pool")
     ap.add_argument("--val", default=".pool/val/davis")
@@ -263,10 +309,11 @@ def main():
         print(torch.cuda.get_device_name(), torch.__version__, flush=True)
 
     resumes = dict(r.split("=", 1) for r in args.resume)
+    inits = dict(r.split("=", 1) for r in args.init)
     models = []
     for spec in args.model:
         name, cfg, every = parse_model(spec)
-        models.append(Trainee(name, cfg, args, device, resumes.get(name)))
+        models.append(Trainee(name, cfg, args, device, resumes.get(name), inits.get(name)))
         models[-1].every = every
         print(f"[{name}] {cfg} params {models[-1].nparams:,}", flush=True)
 
@@ -289,7 +336,19 @@ def main():
     last_ckpt = t0
     step, samples, gen_s, gen_n, generated = 0, 0, 0.0, 0, 0
     sync = (torch.cuda.synchronize if device.type == "cuda" else (lambda: None))
+    prof = None
     while True:
+        if args.profile_steps and step == 20:
+            prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]
+                                          + ([torch.profiler.ProfilerActivity.CUDA]
+                                             if device.type == "cuda" else []))
+            prof.__enter__()
+        if prof is not None and step == 20 + args.profile_steps:
+            sync()
+            prof.__exit__(None, None, None)
+            key = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
+            print(prof.key_averages().table(sort_by=key, row_limit=30), flush=True)
+            prof = None
         el = time.time() - t0
         if el >= budget or (args.max_steps and step >= args.max_steps):
             break
