@@ -269,25 +269,43 @@ std::vector<float> flow_field(int tw, int th, unsigned seed) {
   return v;
 }
 
+// The field of models with refinement blocks: full resolution, flows of a few pixels.
+std::vector<float> full_field(int pw, int ph, unsigned seed) {
+  auto v = flow_field(pw, ph, seed);
+  for (std::size_t i = 0; i < std::size_t(4) * pw * ph; ++i) v[i] *= 8.0f;
+  return v;
+}
+
+// Both fields refine_prep and flow_out read: block0's coarse output (x8) and a full one.
+struct FieldCase {
+  int factor;
+  std::vector<float> values;
+};
+std::vector<FieldCase> field_cases(int pw, int ph, unsigned seed) {
+  return {{8, flow_field(pw / 8, ph / 8, seed)}, {1, full_field(pw, ph, seed + 1)}};
+}
+
 TEST(Kernels, RefinePrepMatchesReference) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   KernelRunner r(context);
-  const int w = 37, h = 21, tw = 6, th = 4;  // padded 48x32
+  const int w = 37, h = 21, pw = 48, ph = 32;
   const Frames f = make_frames(w, h, SampleDepth::u8);
-  const auto tmp8 = flow_field(tw, th, 31);
-  const Planes tmp8_planes = planes(5, th, tw, tmp8);
-  Planes want;
-  cpu::refine_prep(cpu::FlowField(tmp8_planes), f.imgs, want);
   auto [i0, i1] = upload_planes(r, f.imgs);
-  Buffer bt = r.upload(tmp8);
-  for (Storage storage : storages(*context)) {
-    Buffer rin = r.output(want.values.size() * 4);
-    auto p = make_refine_prep(r.shared(), storage, w, h, tw, th);
-    r.run(*p, {&bt, &i0, &i1, &rin}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
-      cmd.dispatch(*p, set, {std::uint32_t(tw * 2), std::uint32_t(th * 2), 1});
-    });
-    expect_matches(r.download(rin, want.values.size(), storage), want.values, storage,
-                   "refine_prep");
+  for (const auto& field : field_cases(pw, ph, 31)) {
+    const int fw = pw / field.factor, fh = ph / field.factor;
+    const Planes field_planes = planes(5, fh, fw, field.values);
+    Planes want;
+    cpu::refine_prep(cpu::FlowField(field_planes, field.factor), f.imgs, want);
+    Buffer bt = r.upload(field.values);
+    for (Storage storage : storages(*context)) {
+      Buffer rin = r.output(want.values.size() * 4);
+      auto p = make_refine_prep(r.shared(), storage, w, h, fw, fh, field.factor);
+      r.run(*p, {&bt, &i0, &i1, &rin}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+        cmd.dispatch(*p, set, {std::uint32_t(pw / 4), std::uint32_t(ph / 4), 1});
+      });
+      expect_matches(r.download(rin, want.values.size(), storage), want.values, storage,
+                     "refine_prep x" + std::to_string(field.factor));
+    }
   }
 }
 
@@ -318,7 +336,7 @@ TEST_P(FlowOut, MatchesReference) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   KernelRunner r(context);
   const auto [depth, with_residual, guard] = GetParam();
-  const int w = 37, h = 21, tw = 6, th = 4;
+  const int w = 37, h = 21, pw = 48, ph = 32;
   const bool deep = depth == SampleDepth::u16;
   Frames f = make_frames(w, h, depth);
   // a static block, so that the guard has something to keep
@@ -333,29 +351,32 @@ TEST_P(FlowOut, MatchesReference) {
         }
       }
   cpu::frames_to_planes(f.a, f.b, f.imgs);
-  const auto tmp8 = flow_field(tw, th, 51);
-  const Planes tmp8_planes = planes(5, th, tw, tmp8);
-  const auto residual = random_values(std::size_t(3) * tw * 2 * th * 2, -0.1f, 0.1f, 52);
-  const Planes residual_planes = planes(3, th * 2, tw * 2, residual);
-  Frame want(w, h, depth);
-  cpu::flow_out(cpu::FlowField(tmp8_planes), f.imgs, with_residual ? &residual_planes : nullptr,
-                guard, want);
-
+  const auto residual = random_values(std::size_t(3) * (pw / 4) * (ph / 4), -0.1f, 0.1f, 52);
+  const Planes residual_planes = planes(3, ph / 4, pw / 4, residual);
   auto [i0, i1] = upload_planes(r, f.imgs);
-  Buffer bt = r.upload(tmp8), bres = r.upload(residual);
-  Buffer out = r.output(packed_frame_bytes(w, h, deep));
-  auto p = make_flow_out(r.shared(), w, h, tw, th, with_residual, guard, deep);
-  r.run(*p, {&bt, &i0, &i1, with_residual ? &bres : &bt, &out},
-        [&](CommandBuffer& cmd, VkDescriptorSet set) {
-          cmd.dispatch_linear(*p, set, flow_out_threads(w, h, deep));
-        });
-  const auto bytes = r.download_bytes(out);
-  Frame got(w, h, depth);
-  std::memcpy(deep ? (void*)got.rgb16().data() : (void*)got.rgb8().data(), bytes.data(),
-              got.sample_count() * (deep ? 2 : 1));
-  const auto d = framecast::testing::compare(got, want);
-  EXPECT_LE(d.max_error, 1) << "worst at " << framecast::testing::where(want, d.worst);
-  EXPECT_LT(d.mean_error, 0.01);
+  Buffer bres = r.upload(residual);
+  for (const auto& field : field_cases(pw, ph, 51)) {
+    const int fw = pw / field.factor, fh = ph / field.factor;
+    const Planes field_planes = planes(5, fh, fw, field.values);
+    Frame want(w, h, depth);
+    cpu::flow_out(cpu::FlowField(field_planes, field.factor), f.imgs,
+                  with_residual ? &residual_planes : nullptr, guard, want);
+    Buffer bt = r.upload(field.values);
+    Buffer out = r.output(packed_frame_bytes(w, h, deep));
+    auto p = make_flow_out(r.shared(), w, h, fw, fh, field.factor, with_residual, guard, deep);
+    r.run(*p, {&bt, &i0, &i1, with_residual ? &bres : &bt, &out},
+          [&](CommandBuffer& cmd, VkDescriptorSet set) {
+            cmd.dispatch_linear(*p, set, flow_out_threads(w, h, deep));
+          });
+    const auto bytes = r.download_bytes(out);
+    Frame got(w, h, depth);
+    std::memcpy(deep ? (void*)got.rgb16().data() : (void*)got.rgb8().data(), bytes.data(),
+                got.sample_count() * (deep ? 2 : 1));
+    const auto d = framecast::testing::compare(got, want);
+    EXPECT_LE(d.max_error, 1) << "x" << field.factor << " worst at "
+                              << framecast::testing::where(want, d.worst);
+    EXPECT_LT(d.mean_error, 0.01) << "x" << field.factor;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, FlowOut,
@@ -366,6 +387,67 @@ INSTANTIATE_TEST_SUITE_P(Variants, FlowOut,
                                   (std::get<1>(p.param) ? "_residual" : "") +
                                   (std::get<2>(p.param) ? "_guard" : "");
                          });
+
+// A refinement block's input: warp + concat + resize to 1 / scale, with and without t.
+class BlockInput : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(BlockInput, MatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  const auto [scale, with_t] = GetParam();
+  const int w = 37, h = 21, pw = 48, ph = 32;
+  const float t = 0.375f;
+  const Frames f = make_frames(w, h, SampleDepth::u8);
+  const auto field = full_field(pw, ph, 61);
+  Planes want;
+  cpu::refinement_input(f.imgs, planes(5, ph, pw, field), with_t, t, scale, want);
+  ASSERT_EQ(want.channels, with_t ? 18 : 17);
+  auto [i0, i1] = upload_planes(r, f.imgs);
+  Buffer bf = r.upload(field);
+  for (Storage storage : storages(*context)) {
+    Buffer dst = r.output(want.values.size() * storage_bytes(storage));
+    auto p = make_block_input(r.shared(), storage, w, h, pw, ph, scale, with_t);
+    r.run(*p, {&bf, &i0, &i1, &dst}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+      cmd.dispatch(*p, set, BlockInputPush{t},
+                   {std::uint32_t(pw / scale), std::uint32_t(ph / scale), 1});
+    });
+    expect_matches(r.download(dst, want.values.size(), storage), want.values, storage,
+                   "block_input /" + std::to_string(scale));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scales, BlockInput,
+                         ::testing::Combine(::testing::Values(4, 2, 1), ::testing::Bool()),
+                         [](const auto& p) {
+                           return "scale" + std::to_string(std::get<0>(p.param)) +
+                                  (std::get<1>(p.param) ? "_with_t" : "");
+                         });
+
+// Block0's output written into the full-resolution field (x8), a block's output added (x4, x2).
+TEST(Kernels, FlowAccumulateMatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  const int pw = 48, ph = 32;
+  for (const auto& [factor, accumulate] :
+       {std::pair{8, false}, std::pair{4, true}, std::pair{2, true}}) {
+    const auto coarse = flow_field(pw / factor, ph / factor, 71 + unsigned(factor));
+    const auto before = full_field(pw, ph, 81);
+    const Planes coarse_planes = planes(5, ph / factor, pw / factor, coarse);
+    Planes want = planes(5, ph, pw, before);
+    if (accumulate) {
+      cpu::add_flow_residual(coarse_planes, float(factor), want);
+    } else {
+      cpu::upsample_flow(coarse_planes, pw, ph, float(factor), want);
+    }
+    Buffer bc = r.upload(coarse), field = r.upload(before);
+    auto p = make_flow_accumulate(r.shared(), pw, ph, factor, accumulate);
+    r.run(*p, {&bc, &field}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+      cmd.dispatch(*p, set, {std::uint32_t(pw), std::uint32_t(ph), 1});
+    });
+    expect_matches(r.download(field, want.values.size()), want.values, Storage::f32,
+                   "flow_accumulate x" + std::to_string(factor));
+  }
+}
 
 TEST(Kernels, ConvWeightPackingByTap) {
   std::vector<float> w(4 * 2 * 9);

@@ -210,9 +210,10 @@ std::unique_ptr<Pipeline> make_film(std::shared_ptr<const Context> context, Stor
 }
 
 std::unique_ptr<Pipeline> make_refine_prep(std::shared_ptr<const Context> context,
-                                           Storage storage, int w, int h, int tw, int th) {
+                                           Storage storage, int w, int h, int fw, int fh,
+                                           int factor) {
   SpecConstants k;
-  k.add(w).add(h).add(tw).add(th);
+  k.add(w).add(h).add(fw).add(fh).add(factor);
   return std::make_unique<Pipeline>(std::move(context), module("refine_prep", storage), 4, 0, k,
                                     Extent3{8, 8, 1});
 }
@@ -226,10 +227,11 @@ std::unique_ptr<Pipeline> make_refine_out(std::shared_ptr<const Context> context
 }
 
 std::unique_ptr<Pipeline> make_flow_out(std::shared_ptr<const Context> context, int w, int h,
-                                        int tw, int th, bool residual, bool guard, bool deep) {
+                                        int fw, int fh, int factor, bool residual, bool guard,
+                                        bool deep) {
   SpecConstants k;
-  k.add(w).add(h).add(tw).add(th).add(residual).add(guard).add(deep);
-  k.add(deep ? 65535.0f : 255.0f);
+  k.add(w).add(h).add(fw).add(fh).add(residual).add(guard).add(deep);
+  k.add(deep ? 65535.0f : 255.0f).add(factor);
   return std::make_unique<Pipeline>(std::move(context), "flow_out_f32", 5, 0, k,
                                     Extent3{64, 1, 1});
 }
@@ -238,6 +240,23 @@ std::uint64_t flow_out_threads(int w, int h, bool deep) {
   const std::uint64_t pixels = std::uint64_t(w) * std::uint64_t(h);
   const std::uint64_t per_thread = deep ? 2 : 4;
   return (pixels + per_thread - 1) / per_thread;
+}
+
+std::unique_ptr<Pipeline> make_block_input(std::shared_ptr<const Context> context,
+                                           Storage storage, int w, int h, int pw, int ph,
+                                           int scale, bool with_t) {
+  SpecConstants k;
+  k.add(w).add(h).add(pw).add(ph).add(scale).add(with_t);
+  return std::make_unique<Pipeline>(std::move(context), module("block_input", storage), 4,
+                                    sizeof(BlockInputPush), k, Extent3{8, 8, 1});
+}
+
+std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context, int pw,
+                                               int ph, int factor, bool accumulate) {
+  SpecConstants k;
+  k.add(pw).add(ph).add(factor).add(accumulate);
+  return std::make_unique<Pipeline>(std::move(context), "flow_accumulate_f32", 2, 0, k,
+                                    Extent3{8, 8, 1});
 }
 
 std::size_t packed_frame_bytes(int w, int h, bool deep) {

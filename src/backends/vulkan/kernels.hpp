@@ -108,18 +108,40 @@ struct FilmPush {
 };
 std::unique_ptr<Pipeline> make_film(std::shared_ptr<const Context> context, Storage storage, int c,
                                     int n);
-// Bindings: tmp8 f32 [5, th, tw], img0, img1, rin [11, 2 th, 2 tw]. Dispatch {2 tw, 2 th, 1}.
+// The flow field that refine_prep and flow_out read is [5, fh, fw] f32 at 1 / `factor` of the
+// padded size: block0's deconv output (factor 8) or the full-resolution field of models with
+// refinement blocks (factor 1).
+// Bindings: field, img0, img1, rin [11, padded h / 4, padded w / 4].
+// Dispatch {padded w / 4, padded h / 4, 1}.
 std::unique_ptr<Pipeline> make_refine_prep(std::shared_ptr<const Context> context,
-                                           Storage storage, int w, int h, int tw, int th);
+                                           Storage storage, int w, int h, int fw, int fh,
+                                           int factor);
 // Bindings: src [c, qh, qw], weights f32 [3, c, 3, 3], bias f32, dst f32 [3, qh, qw].
 // Dispatch {qw, qh, 1}.
 std::unique_ptr<Pipeline> make_refine_out(std::shared_ptr<const Context> context,
                                           Storage storage, int c, int qw, int qh);
-// Bindings: tmp8, img0, img1, residual f32 [3, 2 th, 2 tw] (tmp8 again when none), out
-// (packed RGB words). dispatch_linear(flow_out_threads(w, h, deep)).
+// Bindings: field (as for refine_prep), img0, img1, residual f32 [3, padded h / 4, padded
+// w / 4] (the field again when none), out (packed RGB words).
+// dispatch_linear(flow_out_threads(w, h, deep)).
 std::unique_ptr<Pipeline> make_flow_out(std::shared_ptr<const Context> context, int w, int h,
-                                        int tw, int th, bool residual, bool guard, bool deep);
+                                        int fw, int fh, int factor, bool residual, bool guard,
+                                        bool deep);
 std::uint64_t flow_out_threads(int w, int h, bool deep);
+
+// A refinement block's input at 1 / `scale` of the padded pw x ph grid (see block_input.comp).
+// Bindings: field f32 [5, ph, pw], img0, img1, dst [17, or 18 `with_t`, ph / scale, pw /
+// scale]. Push BlockInputPush. Dispatch {pw / scale, ph / scale, 1}.
+struct BlockInputPush {
+  float t;
+};
+std::unique_ptr<Pipeline> make_block_input(std::shared_ptr<const Context> context,
+                                           Storage storage, int w, int h, int pw, int ph,
+                                           int scale, bool with_t);
+// A block's coarse output upsampled by `factor` (2 x its scale) into the full-resolution flow
+// field: written, or added when `accumulate`. Bindings: coarse f32 [5, ph / factor, pw /
+// factor], field f32 [5, ph, pw]. Dispatch {pw, ph, 1}.
+std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context, int pw,
+                                               int ph, int factor, bool accumulate);
 
 // Bytes of a packed interleaved RGB frame (rows without padding), rounded up to whole words.
 std::size_t packed_frame_bytes(int w, int h, bool deep);

@@ -179,7 +179,7 @@ void GraphRuntime::build_pipelines() {
   if (refine_) {
     refine_c0_pipeline_ = make_conv(ctx, storage_, refine_convs_[0].shape, refine_convs_[0].choice);
     refine_c_pipeline_ = make_conv(ctx, storage_, refine_convs_[1].shape, refine_convs_[1].choice);
-    refine_prep_ = make_refine_prep(ctx, storage_, width(), height(), ew, eh);
+    refine_prep_ = make_refine_prep(ctx, storage_, width(), height(), ew, eh, 8);
     refine_out_ = make_refine_out(ctx, storage_, refine_width_, qw, qh);
   }
   prep_full(false);
@@ -195,7 +195,7 @@ const Pipeline& GraphRuntime::prep_full(bool deep) {
 const Pipeline& GraphRuntime::flow_out(bool deep) {
   auto& p = flow_out_[deep ? 1 : 0];
   if (!p)
-    p = make_flow_out(context_, width(), height(), padded_w_ / 8, padded_h_ / 8, refine_,
+    p = make_flow_out(context_, width(), height(), padded_w_ / 8, padded_h_ / 8, 8, refine_,
                       options_.static_guard, deep);
   return *p;
 }

@@ -1,11 +1,13 @@
-// The flow field of the padded grid at a full-resolution pixel: x8 bilinear upsample
-// (align_corners=false) of the [5, TH, TW] deconv output, flows scaled by 8, sigmoid(mask);
-// and the backward warp of a frame's three planes. Needs bindings tmp8, img0, img1 and the
-// constants W, H (real frame size), TW, TH.
-#define READ_TMP8(i) tmp8[i]
+// The flow field of the padded grid at a full-resolution pixel, and the backward warp of a
+// frame's three planes. The field [5, FH, FW] is either block0's deconv output (FACTOR 8:
+// upsampled x8, bilinear with align_corners=false, flows scaled by 8) or the full-resolution
+// field that refinement blocks accumulate into (FACTOR 1: read as is); the mask logits go
+// through the sigmoid. Needs bindings field, img0, img1 and the constants W, H (real frame
+// size), FW, FH and FACTOR.
+#define READ_FIELD(i) field[i]
 #define READ_IMG0(i) img0[i]
 #define READ_IMG1(i) img1[i]
-DEFINE_BILINEAR(tmp8_at, READ_TMP8)
+DEFINE_BILINEAR(field_at, READ_FIELD)
 DEFINE_BILINEAR(img0_at, READ_IMG0)
 DEFINE_BILINEAR(img1_at, READ_IMG1)
 
@@ -15,12 +17,20 @@ struct Flow {
 };
 
 Flow sample_flow(int x, int y) {
-  float sx = (float(x) + 0.5) / 8.0 - 0.5, sy = (float(y) + 0.5) / 8.0 - 0.5;
-  int plane = TW * TH;
+  int plane = FW * FH;
   Flow f;
-  f.f0 = vec2(tmp8_at(0, TW, TH, sx, sy), tmp8_at(plane, TW, TH, sx, sy)) * 8.0;
-  f.f1 = vec2(tmp8_at(2 * plane, TW, TH, sx, sy), tmp8_at(3 * plane, TW, TH, sx, sy)) * 8.0;
-  f.mask = sigmoid(tmp8_at(4 * plane, TW, TH, sx, sy));
+  if (FACTOR == 1) {
+    int i = y * FW + x;
+    f.f0 = vec2(field[i], field[plane + i]);
+    f.f1 = vec2(field[2 * plane + i], field[3 * plane + i]);
+    f.mask = sigmoid(field[4 * plane + i]);
+    return f;
+  }
+  float scale = float(FACTOR);
+  float sx = (float(x) + 0.5) / scale - 0.5, sy = (float(y) + 0.5) / scale - 0.5;
+  f.f0 = vec2(field_at(0, FW, FH, sx, sy), field_at(plane, FW, FH, sx, sy)) * scale;
+  f.f1 = vec2(field_at(2 * plane, FW, FH, sx, sy), field_at(3 * plane, FW, FH, sx, sy)) * scale;
+  f.mask = sigmoid(field_at(4 * plane, FW, FH, sx, sy));
   return f;
 }
 

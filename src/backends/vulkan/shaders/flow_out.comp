@@ -1,6 +1,6 @@
 #version 450
-// The output frame: upsample the flow and mask x8, warp both frames, blend, add the refine
-// residual (tfact2), clamp, apply the static guard, round floor(v * max + 0.5) and pack
+// The output frame: sample the flow and mask (see flow.glsl), warp both frames, blend, add
+// the refine residual (tfact2), clamp, apply the static guard, round floor(v * max + 0.5) and pack
 // interleaved RGB at the input's depth. A thread owns 12 bytes (4 pixels of 8-bit or 2 of
 // 16-bit samples), i.e. three whole words, so no two threads write one word.
 #include "common.glsl"
@@ -10,17 +10,18 @@
 layout(local_size_x = 64) in;
 layout(constant_id = 0) const int W = 1;  // real frame size
 layout(constant_id = 1) const int H = 1;
-layout(constant_id = 2) const int TW = 1;  // deconv output (padded size / 8)
-layout(constant_id = 3) const int TH = 1;
+layout(constant_id = 2) const int FW = 1;  // flow field (padded size / FACTOR)
+layout(constant_id = 3) const int FH = 1;
 layout(constant_id = 4) const bool RESIDUAL = false;
 layout(constant_id = 5) const bool GUARD = false;
 layout(constant_id = 6) const bool DEEP = false;
 layout(constant_id = 7) const float MAXV = 255.0;
+layout(constant_id = 8) const int FACTOR = 8;  // 8: block0's deconv output; 1: full resolution
 
-layout(std430, binding = 0) readonly buffer Tmp8 { float tmp8[]; };
+layout(std430, binding = 0) readonly buffer Field { float field[]; };
 layout(std430, binding = 1) readonly buffer Img0 { float img0[]; };
 layout(std430, binding = 2) readonly buffer Img1 { float img1[]; };
-layout(std430, binding = 3) readonly buffer Residual { float residual[]; };  // [3, TH*2, TW*2]
+layout(std430, binding = 3) readonly buffer Residual { float residual[]; };  // [3, padded size / 4]
 layout(std430, binding = 4) writeonly buffer Out { uint words[]; };
 
 #include "flow.glsl"
@@ -39,7 +40,7 @@ uvec3 pixel(int x, int y) {
   vec3 b = warp1(float(x) + f.f1.x, float(y) + f.f1.y);
   vec3 bgr = a * f.mask + b * (1.0 - f.mask);
   if (RESIDUAL) {
-    int qw = TW * 2, qh = TH * 2;
+    int qw = FW * FACTOR / 4, qh = FH * FACTOR / 4;
     float rx = (float(x) + 0.5) / 4.0 - 0.5, ry = (float(y) + 0.5) / 4.0 - 0.5;
     [[unroll]] for (int c = 0; c < 3; ++c) bgr[c] += residual_at(c * qw * qh, qw, qh, rx, ry);
   }

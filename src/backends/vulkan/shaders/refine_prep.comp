@@ -8,10 +8,11 @@
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(constant_id = 0) const int W = 1;  // real frame size
 layout(constant_id = 1) const int H = 1;
-layout(constant_id = 2) const int TW = 1;  // deconv output (padded size / 8)
-layout(constant_id = 3) const int TH = 1;
+layout(constant_id = 2) const int FW = 1;  // flow field (padded size / FACTOR)
+layout(constant_id = 3) const int FH = 1;
+layout(constant_id = 4) const int FACTOR = 8;  // 8: block0's deconv output; 1: full resolution
 
-layout(std430, binding = 0) readonly buffer Tmp8 { float tmp8[]; };
+layout(std430, binding = 0) readonly buffer Field { float field[]; };
 layout(std430, binding = 1) readonly buffer Img0 { float img0[]; };
 layout(std430, binding = 2) readonly buffer Img1 { float img1[]; };
 layout(std430, binding = 3) writeonly buffer Rin { SFLOAT rin[]; };
@@ -19,7 +20,7 @@ layout(std430, binding = 3) writeonly buffer Rin { SFLOAT rin[]; };
 #include "flow.glsl"
 
 void main() {
-  int QW = TW * 2, QH = TH * 2;
+  int QW = FW * FACTOR / 4, QH = FH * FACTOR / 4;
   int hx = int(gl_GlobalInvocationID.x), hy = int(gl_GlobalInvocationID.y);
   if (hx >= QW || hy >= QH) return;
   vec3 w0 = vec3(0.0), w1 = vec3(0.0);
