@@ -65,21 +65,8 @@ TEST_P(PairVulkan, MatchesGoldenOutputs) {
   }
 }
 
-std::vector<std::string> single_block_cases() {
-  std::vector<std::string> names;
-  for (const auto& name : framecast::testing::golden_cases())
-    if (name.rfind("k", 0) != 0 ||
-        Model::load(framecast::testing::golden_dir() / name /
-                    framecast::testing::read_json(framecast::testing::golden_dir() / name /
-                                                  "case.json")["model"]
-                        .get<std::string>())
-            .shape()
-            .blocks.empty())
-      names.push_back(name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Golden, PairVulkan, ::testing::ValuesIn(single_block_cases()));
+INSTANTIATE_TEST_SUITE_P(Golden, PairVulkan,
+                         ::testing::ValuesIn(framecast::testing::golden_cases()));
 
 TEST(VulkanCli, TuneWritesItsCacheAndBenchUsesIt) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
@@ -103,20 +90,36 @@ TEST(VulkanCli, TuneWritesItsCacheAndBenchUsesIt) {
   EXPECT_NE(again.err.find("tuning cache"), std::string::npos) << again.err;
 }
 
-TEST(VulkanCli, BenchProfileReportsGpuStages) {
+// `bench --profile` reports device-timed stages under the runtime's names, every refinement
+// block's included.
+class BenchProfile
+    : public ::testing::TestWithParam<std::tuple<std::string, std::vector<std::string>>> {};
+
+TEST_P(BenchProfile, ReportsGpuStages) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   if (!context->caps().timestamps) GTEST_SKIP() << "no timestamps";
+  const auto& [model, stages] = GetParam();
   TempDir tmp;
   const Result r = run(tmp, "bench --backend vulkan --size 40x24 --runs 1 --warmup 0 --profile "
                             "--json --model " +
-                                (framecast::testing::golden_dir() / "classic_32x32" / "model.json").string());
+                                (framecast::testing::golden_dir() / model / "model.json").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = nlohmann::json::parse(r.out);
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0]["timing"], "device");
-  EXPECT_TRUE(report[0]["stages_ms"].contains("trunk7"));
-  EXPECT_TRUE(report[0]["stages_ms"].contains("flow_out"));
+  for (const auto& stage : stages)
+    EXPECT_TRUE(report[0]["stages_ms"].contains(stage)) << stage << " in " << report[0].dump();
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, BenchProfile,
+    ::testing::Values(
+        std::tuple{std::string("classic_32x32"), std::vector<std::string>{"trunk7", "flow_out"}},
+        std::tuple{std::string("k2_classic_50x38"),
+                   std::vector<std::string>{"trunk7", "deconv", "flow_field", "block1.input",
+                                            "block1.conv0a", "block1.trunk7", "block1.deconv",
+                                            "block1.flow", "flow_out"}}),
+    [](const auto& p) { return std::get<0>(p.param); });
 
 TEST(VulkanCli, InfoListsTheDeviceAndBadDevicesFailCleanly) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);

@@ -62,14 +62,14 @@ const void* samples(const Frame& f) {
   return f.depth() == SampleDepth::u16 ? (const void*)f.rgb16().data() : (const void*)f.rgb8().data();
 }
 
-class GpuResident : public ::testing::TestWithParam<SampleDepth> {};
+// Depth, and a model without and with refinement blocks.
+class GpuResident : public ::testing::TestWithParam<std::tuple<SampleDepth, std::string>> {};
 
 TEST_P(GpuResident, MatchesTheHostPath) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
-  const SampleDepth depth = GetParam();
+  const auto& [depth, model_name] = GetParam();
   const int w = 45, h = 27;
-  const Model model =
-      Model::load(framecast::testing::golden_dir() / "tfact2_64x48_guard" / "model.json");
+  const Model model = Model::load(framecast::testing::golden_dir() / model_name / "model.json");
   RuntimeOptions options;
   options.precision = Precision::f32;
   auto runtime = make_vulkan_runtime(model, w, h, options);
@@ -106,9 +106,12 @@ TEST_P(GpuResident, MatchesTheHostPath) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Depths, GpuResident,
-                         ::testing::Values(SampleDepth::u8, SampleDepth::u16),
+                         ::testing::Combine(::testing::Values(SampleDepth::u8, SampleDepth::u16),
+                                            ::testing::Values("tfact2_64x48_guard",
+                                                              "k3_tfact2_50x38")),
                          [](const auto& p) {
-                           return std::string(p.param == SampleDepth::u8 ? "8bit" : "16bit");
+                           return std::get<1>(p.param) +
+                                  (std::get<0>(p.param) == SampleDepth::u8 ? "_8bit" : "_16bit");
                          });
 
 }  // namespace

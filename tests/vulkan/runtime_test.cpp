@@ -55,15 +55,20 @@ void expect_close(const Frame& actual, const Frame& expected, Precision precisio
   }
 }
 
-// The golden cases whose models the Vulkan backend runs (refinement blocks are CPU-only yet).
-std::vector<std::string> cases(bool with_blocks) {
+// The golden cases whose models have refinement blocks.
+std::vector<std::string> refinement_cases() {
   std::vector<std::string> names;
   for (const auto& name : golden_cases()) {
     const auto spec = framecast::testing::read_json(golden_dir() / name / "case.json");
     const Model model = Model::load(golden_dir() / name / spec["model"].get<std::string>());
-    if (model.shape().blocks.empty() != with_blocks) names.push_back(name);
+    if (!model.shape().blocks.empty()) names.push_back(name);
   }
   return names;
+}
+
+Model golden_model(const std::string& name) {
+  const auto spec = framecast::testing::read_json(golden_dir() / name / "case.json");
+  return Model::load(golden_dir() / name / spec["model"].get<std::string>());
 }
 
 class GoldenVulkan : public ::testing::TestWithParam<std::tuple<std::string, Precision>> {};
@@ -93,37 +98,40 @@ TEST_P(GoldenVulkan, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, GoldenVulkan,
-                         ::testing::Combine(::testing::ValuesIn(cases(false)),
+                         ::testing::Combine(::testing::ValuesIn(golden_cases()),
                                             ::testing::Values(Precision::f32, Precision::f16)),
                          [](const auto& p) {
                            return std::get<0>(p.param) +
                                   (std::get<1>(p.param) == Precision::f32 ? "_f32" : "_f16");
                          });
 
-// Models with refinement blocks: the backend says so, `auto` moves them to the CPU with a
-// warning, and an explicit `vulkan` fails with the reason.
-TEST(VulkanRuntime, RefinementBlocksGoToTheCpu) {
+// Models with refinement blocks run on the Vulkan backend: nothing moves them to the CPU, and
+// the engine's frames are the golden ones.
+TEST(VulkanRuntime, RefinementBlocksRunOnTheGpu) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
-  const auto names = cases(true);
-  ASSERT_FALSE(names.empty());
+  const auto names = refinement_cases();
+  ASSERT_EQ(names.size(), 4u);
   for (const auto& name : names) {
-    const auto spec = framecast::testing::read_json(golden_dir() / name / "case.json");
-    const auto path = golden_dir() / name / spec["model"].get<std::string>();
+    const auto dir = golden_dir() / name;
+    const auto spec = framecast::testing::read_json(dir / "case.json");
     std::string why;
-    EXPECT_FALSE(make_vulkan_backend(-1)->supports(Model::load(path), why)) << name;
-    EXPECT_NE(why.find("refinement block"), std::string::npos) << why;
-    Engine automatic(Model::load(path), {"auto", -1}, {});
-    EXPECT_EQ(automatic.backend_name(), "cpu") << name;
-    // On a software device `auto` never gets as far as asking about the model.
-    const bool software = context->caps().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    EXPECT_NE(automatic.backend_warning().find(software ? "software rasterizer" : "refinement block"),
-              std::string::npos) << automatic.backend_warning();
-    try {
-      Engine explicit_vulkan(Model::load(path), {"vulkan", -1}, {});
-      ADD_FAILURE() << name << " accepted by --backend vulkan";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::unsupported) << e.what();
-    }
+    EXPECT_TRUE(make_vulkan_backend(-1)->supports(golden_model(name), why)) << name << ": " << why;
+    RuntimeOptions options;
+    options.precision = Precision::f32;
+    options.static_guard = spec["static_guard"].get<bool>();
+    Engine engine(golden_model(name), {"vulkan", -1}, options);
+    EXPECT_EQ(engine.backend_name(), "vulkan") << name;
+    EXPECT_TRUE(engine.backend_warning().empty()) << engine.backend_warning();
+    const Frame a = io::read_image(dir / "frame0.png"), b = io::read_image(dir / "frame1.png");
+    const float t = spec["t"][0].get<float>();
+    const Frame golden = io::read_image(dir / spec["outputs"][0].get<std::string>());
+    EXPECT_LE(compare(engine.interpolate(a, b, t), golden).max_error, 1) << name;
+    EXPECT_NE(engine.runtime(a.width(), a.height()).describe().find("block1 trunk conv"),
+              std::string::npos);
+    // `auto` turns a software device down, but never because of the model.
+    Engine automatic(golden_model(name), {"auto", -1}, {});
+    EXPECT_EQ(automatic.backend_warning().find("refinement"), std::string::npos)
+        << automatic.backend_warning();
   }
 }
 
@@ -159,9 +167,14 @@ INSTANTIATE_TEST_SUITE_P(
              (std::get<2>(p.param) == SampleDepth::u8 ? "_8bit" : "_16bit");
     });
 
-TEST(VulkanRuntime, LazyMidsEqualOneBatch) {
+// Each mid on its own (one submission per t) equals the same t in a batch: every t of a batch
+// reads its own FiLM slots (block0's and the refinement blocks'), and nothing of one t leaks
+// into the next.
+class LazyMids : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LazyMids, EqualOneBatch) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
-  const Model model = Model::load(golden_dir() / "tfact2_64x48_guard" / "model.json");
+  const Model model = golden_model(GetParam());
   const Frame a = io::test_pattern(64, 48, 0.0f), b = io::test_pattern(64, 48, 3.0f);
   GraphRuntime runtime(context, model, 64, 48, {});
   // More t than one batch holds, so that the batching splits.
@@ -169,10 +182,35 @@ TEST(VulkanRuntime, LazyMidsEqualOneBatch) {
   for (int i = 0; i <= 10; ++i) ts.push_back(float(i) / 10.0f);
   runtime.prepare_pair(a, b);
   const auto batch = runtime.mids(ts);
+  EXPECT_GT(compare(batch[2], batch[8]).max_error, 0) << "t must matter";
   runtime.prepare_pair(a, b);
   for (std::size_t i = 0; i < ts.size(); ++i) {
     const Frame one = runtime.mid(ts[i]);
     EXPECT_EQ(compare(one, batch[i]).max_error, 0) << "t=" << ts[i];
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, LazyMids,
+                         ::testing::Values("tfact2_64x48_guard", "k2_classic_50x38",
+                                           "k2_tfact_48x32", "k3_tfact2_50x38"));
+
+// Many t of one pair through the refinement blocks, against the reference, at a size that is
+// not a multiple of 16 and with 16-bit frames: one pair submission, one submission for all t.
+TEST(VulkanRuntime, RefinementBlocksManyT) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const std::vector<float> ts = {0.0f, 0.2f, 0.45f, 0.5f, 0.7f, 1.0f};
+  for (const char* name : {"k3_classic_37x21_guard", "k3_tfact2_50x38"}) {
+    const Model model = golden_model(name);
+    for (SampleDepth depth : {SampleDepth::u8, SampleDepth::u16}) {
+      const Frame a = io::test_pattern(45, 31, 0.0f, depth);
+      const Frame b = io::test_pattern(45, 31, 2.5f, depth);
+      const auto got = vulkan_mids(context, model, a, b, ts, Precision::f32, true);
+      const auto ref = reference_mids(model, a, b, ts, true);
+      for (std::size_t i = 0; i < ts.size(); ++i)
+        expect_close(got[i], ref[i], Precision::f32,
+                     std::string(name) + " t=" + std::to_string(ts[i]) +
+                         (depth == SampleDepth::u16 ? " 16-bit" : " 8-bit"));
+    }
   }
 }
 
@@ -214,6 +252,25 @@ TEST(VulkanRuntime, ProfileAndDeviceTime) {
     EXPECT_NE(std::find(names.begin(), names.end(), stage), names.end()) << stage;
   EXPECT_GT(runtime.last_device_ms(), 0.0);
   EXPECT_GE(runtime.last_device_ms(), sum * 0.99);  // the pair and both mids, not just the last
+}
+
+// Every refinement block's stages are timed under their own names.
+TEST(VulkanRuntime, RefinementBlocksProfile) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  if (!context->caps().timestamps) GTEST_SKIP() << "no timestamps on this device";
+  RuntimeOptions options;
+  options.profile = true;
+  const Model model = golden_model("k3_tfact2_50x38");  // the runtime keeps a reference
+  GraphRuntime runtime(context, model, 50, 38, options);
+  runtime.prepare_pair(io::test_pattern(50, 38, 0.0f), io::test_pattern(50, 38, 1.0f));
+  runtime.mid(0.5f);
+  std::vector<std::string> names;
+  for (const auto& s : runtime.last_profile()) names.push_back(s.stage);
+  for (const char* stage :
+       {"trunk5", "film", "deconv", "flow_field", "block1.input", "block1.conv0a", "block1.conv0b",
+        "block1.trunk0", "block1.film", "block1.trunk7", "block1.deconv", "block1.flow",
+        "block2.input", "block2.trunk7", "block2.flow", "refine_prep", "refine_out", "flow_out"})
+    EXPECT_EQ(std::count(names.begin(), names.end(), stage), 1) << stage;
 }
 
 TEST(VulkanRuntime, Errors) {

@@ -4,8 +4,6 @@
 #include <cstring>
 #include <limits>
 
-#include "backends/cpu/ops_reference.hpp"
-#include "backends/vulkan/tune_cache.hpp"
 #include "backends/vulkan/tuner.hpp"
 #include "framecast/error.hpp"
 
@@ -30,8 +28,6 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
       pool_(context_),
       timeline_(context_) {
   if (width <= 0 || height <= 0) throw Error(ErrorKind::invalid_argument, "invalid frame size");
-  if (auto why = unsupported_reason(model); !why.empty())
-    throw Error(ErrorKind::unsupported, "the Vulkan backend cannot run " + model.source() + ": " + why);
   const DeviceCaps& caps = context_->caps();
   if (options.precision == Precision::f16 && !caps.f16)
     throw Error(ErrorKind::unsupported, caps.name + " has no f16 arithmetic with 16-bit storage "
@@ -41,8 +37,6 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
                                                 : Storage::f32;
   const ModelShape& shape = model.shape();
   variant_ = shape.variant;
-  c1_ = shape.c1;
-  c2_ = shape.c2;
   ci0_ = shape.input_channels;
   refine_width_ = shape.refine_width;
   film_ = variant_ != Variant::classic;
@@ -50,44 +44,51 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
   padded_w_ = round_up16(width);
   padded_h_ = round_up16(height);
   device_ms_ = caps.timestamps ? 0.0 : -1.0;
-  choose_trunk_conv();
 
-  const int qw = padded_w_ / 4, qh = padded_h_ / 4, ew = padded_w_ / 8, eh = padded_h_ / 8;
-  const int sw = padded_w_ / 16, sh = padded_h_ / 16;
-  conv0a_ = make_conv_layer("block0.conv0.0.0", "block0.conv0.0.1.weight", {ci0_, c1_, qw, qh, 2},
-                            {ConvKind::direct, 4, 8});
-  conv0b_ = make_conv_layer("block0.conv0.1.0", "block0.conv0.1.1.weight", {c1_, c2_, ew, eh, 2},
-                            {ConvKind::direct, 8, 8});
-  for (int i = 0; i < 8; ++i) {
-    const std::string p = "block0.convblock." + std::to_string(i);
-    trunk_.push_back(make_conv_layer(p + ".0", p + ".1.weight", {c2_, c2_, sw, sh, 1, true, i == 7},
-                                     trunk_choice_));
+  const TuneCache cache = TuneCache::load(TuneCache::default_path());
+  if (!cache.warning().empty()) warn(cache.warning());
+  const auto trunk_choice = [&](int c2, int plane_w, int plane_h) {
+    return choose_trunk_conv(cache, c2, plane_w, plane_h);
+  };
+  const int qw = padded_w_ / 4, qh = padded_h_ / 4;
+  FlowBlock::Layout block0{.name = "block0",
+                           .label = "",  // block0's stages keep the seed's names
+                           .ci = ci0_,
+                           .c1 = shape.c1,
+                           .c2 = shape.c2,
+                           .in_w = qw,
+                           .in_h = qh,
+                           .film = film_ ? "film" : ""};
+  block0_ = std::make_unique<FlowBlock>(model, std::move(block0), caps, storage_,
+                                        trunk_choice(shape.c2, qw / 4, qh / 4), weights_);
+  if (!shape.blocks.empty()) {
+    refinement_ = std::make_unique<RefinementChain>(model, caps, storage_, padded_w_, padded_h_,
+                                                    trunk_choice, weights_);
+    marks_ += 16 * std::uint32_t(shape.blocks.size());
   }
-  deconv_weight_ = weights_.add(model.tensor("block0.lastconv.weight").values, Storage::f32);
-  deconv_bias_ = weights_.add(model.tensor("block0.lastconv.bias").values, Storage::f32);
   if (refine_) {
     const int r = refine_width_;
     const ConvChoice refine_choice{ConvKind::rb, 4, 8, 24};
-    refine_convs_.push_back(
-        make_conv_layer("refine.c0", "refine.a0.weight", {11, r, qw, qh, 1}, refine_choice));
-    refine_convs_.push_back(
-        make_conv_layer("refine.c1", "refine.a1.weight", {r, r, qw, qh, 1}, refine_choice));
-    refine_convs_.push_back(
-        make_conv_layer("refine.c2", "refine.a2.weight", {r, r, qw, qh, 1}, refine_choice));
+    auto conv = [&](int i, int ci) {
+      const std::string n = std::to_string(i);
+      return add_conv_layer(model, weights_, caps, storage_, "refine.c" + n,
+                            "refine.a" + n + ".weight", {ci, r, qw, qh, 1}, refine_choice);
+    };
+    refine_convs_ = {conv(0, 11), conv(1, r), conv(2, r)};
     refine_out_weight_ = weights_.add(model.tensor("refine.c3.weight").values, Storage::f32);
     refine_out_bias_ = weights_.add(model.tensor("refine.c3.bias").values, Storage::f32);
   }
   weights_.upload(context_, pool_, timeline_);
   allocate_buffers();
+  descriptors_ = std::make_unique<DescriptorPool>(
+      context_, 24 + kMaxBatch + FlowBlock::kDescriptorSets +
+                    (refinement_ ? refinement_->descriptor_sets() : 0));
+  block0_->build(context_, weights_, *descriptors_, kMaxBatch);
+  if (refinement_)
+    refinement_->build(context_, weights_, *descriptors_, kMaxBatch, width, height,
+                       block0_->output(), img0_, img1_);
   build_pipelines();
   build_descriptor_sets();
-}
-
-std::string GraphRuntime::unsupported_reason(const Model& model) {
-  if (!model.shape().blocks.empty())
-    return "it has " + std::to_string(model.shape().blocks.size()) +
-           " refinement block(s), which only the CPU backends run so far";
-  return {};
 }
 
 GraphRuntime::~GraphRuntime() {
@@ -97,48 +98,43 @@ GraphRuntime::~GraphRuntime() {
   }
 }
 
-void GraphRuntime::choose_trunk_conv() {
-  const DeviceCaps& caps = context_->caps();
-  const ConvShape shape{c2_, c2_, padded_w_ / 16, padded_h_ / 16, 1};
-  trunk_choice_ = default_trunk_choice();
-  const auto path = TuneCache::default_path();
-  const TuneCache cache = TuneCache::load(path);
-  if (!cache.warning().empty()) warnings_.push_back(cache.warning());
-  std::string stale;
-  const auto key = TuneKey::make(caps, c2_, shape.in_w, shape.in_h, storage_);
-  if (auto entry = cache.find(key, &stale)) {
-    if (auto why = conv_unfit(caps, shape, entry->choice, storage_); why.empty()) {
-      trunk_choice_ = entry->choice;
-      trunk_choice_source_ = "tuned";
-    } else {
-      warnings_.push_back("ignoring the tuned conv " + entry->choice.text() + " from " +
-                          path.string() + ": " + why);
-    }
-  } else if (!stale.empty()) {
-    warnings_.push_back(stale + " (" + path.string() + ")");
-  }
-  trunk_choice_ = fit_conv(caps, shape, trunk_choice_, storage_);
+void GraphRuntime::warn(const std::string& warning) {
+  if (std::find(warnings_.begin(), warnings_.end(), warning) == warnings_.end())
+    warnings_.push_back(warning);
 }
 
-GraphRuntime::Conv GraphRuntime::make_conv_layer(const std::string& prefix,
-                                                 const std::string& prelu, ConvShape shape,
-                                                 ConvChoice choice) {
-  Conv conv;
-  conv.shape = shape;
-  conv.choice = fit_conv(context_->caps(), shape, choice, storage_);
-  const auto packed = pack_conv_weights(model_.tensor(prefix + ".weight").values, shape, conv.choice);
-  conv.weight = weights_.add(packed, storage_);
-  conv.bias = weights_.add(model_.tensor(prefix + ".bias").values, Storage::f32);
-  conv.alpha = weights_.add(model_.tensor(prelu).values, Storage::f32);
-  return conv;
+ConvChoice GraphRuntime::choose_trunk_conv(const TuneCache& cache, int width, int plane_w,
+                                           int plane_h) {
+  const DeviceCaps& caps = context_->caps();
+  const ConvShape shape{width, width, plane_w, plane_h, 1};
+  const std::string path = TuneCache::default_path().string();
+  ConvChoice choice = default_trunk_choice();
+  std::string source = "default", stale;
+  if (auto entry = cache.find(TuneKey::make(caps, width, plane_w, plane_h, storage_), &stale)) {
+    if (auto why = conv_unfit(caps, shape, entry->choice, storage_); why.empty()) {
+      choice = entry->choice;
+      source = "tuned";
+    } else {
+      warn("ignoring the tuned conv " + entry->choice.text() + " from " + path + ": " + why);
+    }
+  } else if (!stale.empty()) {
+    warn(stale + " (" + path + ")");
+  }
+  trunk_sources_.push_back(source);
+  return fit_conv(caps, shape, choice, storage_);
+}
+
+std::vector<ConvChoice> GraphRuntime::trunk_choices() const {
+  std::vector<ConvChoice> choices = {block0_->trunk_choice()};
+  if (refinement_)
+    for (const auto& block : refinement_->blocks()) choices.push_back(block->trunk_choice());
+  return choices;
 }
 
 void GraphRuntime::allocate_buffers() {
   const auto& ctx = context_;
   const std::size_t sb = storage_bytes(storage_);
   const std::size_t qn = std::size_t(padded_w_ / 4) * (padded_h_ / 4);
-  const std::size_t en = std::size_t(padded_w_ / 8) * (padded_h_ / 8);
-  const std::size_t sn = std::size_t(padded_w_ / 16) * (padded_h_ / 16);
   const std::size_t frame = packed_frame_bytes(width(), height(), true);  // room for 16 bits
   const std::size_t planes = std::size_t(width()) * height() * 3 * 4;
   in0_ = Buffer(ctx, frame, MemoryUse::device);
@@ -146,17 +142,7 @@ void GraphRuntime::allocate_buffers() {
   for (auto& u : upload_) u = Buffer(ctx, round_up(frame, 256) * 2, MemoryUse::upload);
   img0_ = Buffer(ctx, planes, MemoryUse::device);
   img1_ = Buffer(ctx, planes, MemoryUse::device);
-  xq_ = Buffer(ctx, ci0_ * qn * sb, MemoryUse::device);
-  f8_ = Buffer(ctx, c1_ * en * sb, MemoryUse::device);
-  feat0_ = Buffer(ctx, c2_ * sn * sb, MemoryUse::device);
-  act_a_ = Buffer(ctx, c2_ * sn * sb, MemoryUse::device);
-  act_b_ = Buffer(ctx, c2_ * sn * sb, MemoryUse::device);
-  tmp8_ = Buffer(ctx, 5 * en * 4, MemoryUse::device);
   out_ = Buffer(ctx, frame, MemoryUse::device);
-  if (film_) {
-    trunk_out_ = Buffer(ctx, c2_ * sn * sb, MemoryUse::device);
-    film_params_ = Buffer(ctx, std::size_t(kMaxBatch) * 2 * c2_ * 4, MemoryUse::upload);
-  }
   if (refine_) {
     rin_ = Buffer(ctx, 11 * qn * sb, MemoryUse::device);
     refine_a_ = Buffer(ctx, refine_width_ * qn * sb, MemoryUse::device);
@@ -167,19 +153,13 @@ void GraphRuntime::allocate_buffers() {
 
 void GraphRuntime::build_pipelines() {
   const auto& ctx = context_;
-  const int qw = padded_w_ / 4, qh = padded_h_ / 4, ew = padded_w_ / 8, eh = padded_h_ / 8;
-  const int sw = padded_w_ / 16, sh = padded_h_ / 16;
-  conv0a_pipeline_ = make_conv(ctx, storage_, conv0a_.shape, conv0a_.choice);
-  conv0b_pipeline_ = make_conv(ctx, storage_, conv0b_.shape, conv0b_.choice);
-  trunk_pipeline_ = make_conv(ctx, storage_, trunk_[0].shape, trunk_choice_);
-  trunk_residual_pipeline_ = make_conv(ctx, storage_, trunk_[7].shape, trunk_choice_);
+  const int qw = padded_w_ / 4, qh = padded_h_ / 4;
   prep_quarter_ = make_prep_quarter(ctx, storage_, width(), height(), qw, qh, ci0_);
-  deconv_ = make_deconv(ctx, storage_, c2_, 5, sw, sh);
-  if (film_) film_pipeline_ = make_film(ctx, storage_, c2_, sw * sh);
   if (refine_) {
     refine_c0_pipeline_ = make_conv(ctx, storage_, refine_convs_[0].shape, refine_convs_[0].choice);
     refine_c_pipeline_ = make_conv(ctx, storage_, refine_convs_[1].shape, refine_convs_[1].choice);
-    refine_prep_ = make_refine_prep(ctx, storage_, width(), height(), ew, eh, 8);
+    refine_prep_ = make_refine_prep(ctx, storage_, width(), height(), padded_w_ / flow_factor(),
+                                    padded_h_ / flow_factor(), flow_factor());
     refine_out_ = make_refine_out(ctx, storage_, refine_width_, qw, qh);
   }
   prep_full(false);
@@ -195,26 +175,22 @@ const Pipeline& GraphRuntime::prep_full(bool deep) {
 const Pipeline& GraphRuntime::flow_out(bool deep) {
   auto& p = flow_out_[deep ? 1 : 0];
   if (!p)
-    p = make_flow_out(context_, width(), height(), padded_w_ / 8, padded_h_ / 8, 8, refine_,
-                      options_.static_guard, deep);
+    p = make_flow_out(context_, width(), height(), padded_w_ / flow_factor(),
+                      padded_h_ / flow_factor(), flow_factor(), refine_, options_.static_guard,
+                      deep);
   return *p;
 }
 
-GraphRuntime::ConvCall GraphRuntime::conv_call(const Conv& conv, const Pipeline& pipeline,
-                                               const Buffer& src, const Buffer& dst,
-                                               const Buffer* residual, std::string stage) {
-  const BufferRange ranges[] = {src.range(),
-                                weights_.range(conv.weight),
-                                weights_.range(conv.bias),
-                                weights_.range(conv.alpha),
-                                dst.range(),
-                                residual ? residual->range() : dst.range()};
-  return {&pipeline, descriptors_->allocate(pipeline, ranges), conv_elements(conv.shape),
-          std::move(stage)};
+const Buffer& GraphRuntime::flow_field() const {
+  return refinement_ ? refinement_->field() : block0_->output();
+}
+
+std::array<BufferRange, 5> GraphRuntime::flow_out_ranges(BufferRange output) const {
+  const BufferRange field = flow_field().range();
+  return {field, img0_.range(), img1_.range(), refine_ ? residual_.range() : field, output};
 }
 
 void GraphRuntime::build_descriptor_sets() {
-  descriptors_ = std::make_unique<DescriptorPool>(context_, 48 + kMaxBatch);
   auto& d = *descriptors_;
   {
     const BufferRange r[] = {in0_.range(), in1_.range(), img0_.range(), img1_.range()};
@@ -222,56 +198,25 @@ void GraphRuntime::build_descriptor_sets() {
     prep_full_gpu_set_ = d.allocate(prep_full(false), r);
   }
   {
-    const BufferRange r[] = {img0_.range(), img1_.range(), xq_.range()};
+    const BufferRange r[] = {img0_.range(), img1_.range(), block0_->input().range()};
     prep_quarter_set_ = d.allocate(*prep_quarter_, r);
-  }
-  encoder_calls_.push_back(conv_call(conv0a_, *conv0a_pipeline_, xq_, f8_, nullptr, "conv0a"));
-  encoder_calls_.push_back(conv_call(conv0b_, *conv0b_pipeline_, f8_, feat0_, nullptr, "conv0b"));
-  // Ping-pong through A and B from feat0, which stays as the residual of the eighth conv.
-  // tfact models end the t-free part (convblocks 0-5) in trunk_out_, which FiLM reads per t
-  // into A.
-  Buffer* const a = &act_a_;
-  Buffer* const b = &act_b_;
-  const std::array<const Buffer*, 8> classic_src = {&feat0_, a, b, a, b, a, b, a};
-  const std::array<const Buffer*, 8> classic_dst = {a, b, a, b, a, b, a, b};
-  const std::array<const Buffer*, 8> film_src = {&feat0_, a, b, a, b, a, a, b};
-  const std::array<const Buffer*, 8> film_dst = {a, b, a, b, a, &trunk_out_, b, a};
-  for (std::size_t i = 0; i < 8; ++i) {
-    const Buffer& src = *(film_ ? film_src : classic_src)[i];
-    const Buffer& dst = *(film_ ? film_dst : classic_dst)[i];
-    const Pipeline& p = i == 7 ? *trunk_residual_pipeline_ : *trunk_pipeline_;
-    auto call = conv_call(trunk_[i], p, src, dst, i == 7 ? &feat0_ : nullptr,
-                          "trunk" + std::to_string(i));
-    (film_ && i < 6 ? pair_trunk_calls_ : mid_trunk_calls_).push_back(std::move(call));
-  }
-  const Buffer* src = film_ ? a : b;
-  deconv_input_ = src;
-  {
-    const BufferRange r[] = {deconv_input_->range(), weights_.range(deconv_weight_),
-                             weights_.range(deconv_bias_), tmp8_.range()};
-    deconv_set_ = d.allocate(*deconv_, r);
-  }
-  if (film_) {
-    const BufferRange r[] = {trunk_out_.range(), film_params_.range(), act_a_.range()};
-    film_set_ = d.allocate(*film_pipeline_, r);
   }
   if (refine_) {
     {
-      const BufferRange r[] = {tmp8_.range(), img0_.range(), img1_.range(), rin_.range()};
+      const BufferRange r[] = {flow_field().range(), img0_.range(), img1_.range(), rin_.range()};
       refine_prep_set_ = d.allocate(*refine_prep_, r);
     }
-    refine_calls_.push_back(
-        conv_call(refine_convs_[0], *refine_c0_pipeline_, rin_, refine_a_, nullptr, "refine_c0"));
-    refine_calls_.push_back(
-        conv_call(refine_convs_[1], *refine_c_pipeline_, refine_a_, refine_b_, nullptr, "refine_c1"));
-    refine_calls_.push_back(
-        conv_call(refine_convs_[2], *refine_c_pipeline_, refine_b_, refine_a_, nullptr, "refine_c2"));
+    refine_calls_.push_back(conv_call(d, weights_, refine_convs_[0], *refine_c0_pipeline_, rin_,
+                                      refine_a_, nullptr, "refine_c0"));
+    refine_calls_.push_back(conv_call(d, weights_, refine_convs_[1], *refine_c_pipeline_,
+                                      refine_a_, refine_b_, nullptr, "refine_c1"));
+    refine_calls_.push_back(conv_call(d, weights_, refine_convs_[2], *refine_c_pipeline_,
+                                      refine_b_, refine_a_, nullptr, "refine_c2"));
     const BufferRange r[] = {refine_a_.range(), weights_.range(refine_out_weight_),
                              weights_.range(refine_out_bias_), residual_.range()};
     refine_out_set_ = d.allocate(*refine_out_, r);
   }
-  const BufferRange flow[] = {tmp8_.range(), img0_.range(), img1_.range(),
-                              refine_ ? residual_.range() : tmp8_.range(), out_.range()};
+  const auto flow = flow_out_ranges(out_.range());
   flow_set_ = d.allocate(flow_out(false), flow);
   for (int i = 0; i < kMaxBatch; ++i) flow_gpu_sets_.push_back(d.allocate(flow_out(false), flow));
   flow_gpu_busy_.assign(kMaxBatch, 0);
@@ -287,14 +232,9 @@ CommandBuffer& GraphRuntime::acquire() {
       return *c;
     }
   }
-  commands_.push_back(std::make_unique<CommandBuffer>(context_, pool_));
+  commands_.push_back(std::make_unique<CommandBuffer>(context_, pool_, marks_));
   commands_.back()->signal_value() = std::numeric_limits<std::uint64_t>::max();
   return *commands_.back();
-}
-
-void GraphRuntime::record_conv(CommandBuffer& cmd, const ConvCall& call) {
-  cmd.dispatch(*call.pipeline, call.set, call.elements);
-  cmd.mark(call.stage);
 }
 
 void GraphRuntime::record_pair(CommandBuffer& cmd, bool deep, bool from_upload, int slot) {
@@ -308,12 +248,11 @@ void GraphRuntime::record_pair(CommandBuffer& cmd, bool deep, bool from_upload, 
   cmd.dispatch_linear(prep_full(deep), from_upload ? prep_full_set_ : prep_full_gpu_set_,
                       std::uint64_t(width()) * height(), 2);
   cmd.mark("prep");
-  if (film_) {  // the whole t-free trunk, once per pair
+  if (film_) {  // block0's whole t-free trunk, once per pair
     cmd.dispatch(*prep_quarter_, prep_quarter_set_, PrepQuarterPush{0.0f},
                  {std::uint32_t(padded_w_ / 4), std::uint32_t(padded_h_ / 4), 1});
     cmd.mark("prep_quarter");
-    for (const auto& call : encoder_calls_) record_conv(cmd, call);
-    for (const auto& call : pair_trunk_calls_) record_conv(cmd, call);
+    block0_->record_head(cmd);
   }
 }
 
@@ -323,20 +262,14 @@ void GraphRuntime::record_mid(CommandBuffer& cmd, int slot, float t, bool deep,
   if (!film_) {
     cmd.dispatch(*prep_quarter_, prep_quarter_set_, PrepQuarterPush{t}, {qw, qh, 1});
     cmd.mark("prep_quarter");
-    for (const auto& call : encoder_calls_) record_conv(cmd, call);
-  } else {
-    cmd.dispatch_linear(*film_pipeline_, film_set_, FilmPush{slot},
-                        std::uint64_t(c2_) * (padded_w_ / 16) * (padded_h_ / 16));
-    cmd.mark("film");
+    block0_->record_head(cmd);
   }
-  for (const auto& call : mid_trunk_calls_) record_conv(cmd, call);
-  cmd.dispatch(*deconv_, deconv_set_,
-               {std::uint32_t(padded_w_ / 8), std::uint32_t(padded_h_ / 8), 1});
-  cmd.mark("deconv");
+  block0_->record_tail(cmd, slot);
+  if (refinement_) refinement_->record(cmd, slot, t);
   if (refine_) {
     cmd.dispatch(*refine_prep_, refine_prep_set_, {qw, qh, 1});
     cmd.mark("refine_prep");
-    for (const auto& call : refine_calls_) record_conv(cmd, call);
+    for (const auto& call : refine_calls_) record(cmd, call);
     cmd.dispatch(*refine_out_, refine_out_set_, {qw, qh, 1});
     cmd.mark("refine_out");
   }
@@ -349,8 +282,8 @@ void GraphRuntime::record_mid(CommandBuffer& cmd, int slot, float t, bool deep,
 }
 
 void GraphRuntime::write_film_params(int slot, float t) {
-  const auto params = cpu::film_params(model_, t);
-  film_params_.write(params.data(), params.size() * 4, std::size_t(slot) * 2 * c2_ * 4);
+  block0_->write_film(model_, slot, t);
+  if (refinement_) refinement_->write_film(model_, slot, t);
 }
 
 void GraphRuntime::check_ts(std::span<const float> ts) const {
@@ -489,9 +422,7 @@ std::uint64_t GraphRuntime::mids_gpu(std::span<const float> ts, std::span<const 
       const VkBuffer output = outputs[start + std::size_t(i)];
       if (!output) throw Error(ErrorKind::invalid_argument, "null output buffer");
       timeline_.wait(flow_gpu_busy_[std::size_t(i)]);
-      const BufferRange r[] = {tmp8_.range(), img0_.range(), img1_.range(),
-                               refine_ ? residual_.range() : tmp8_.range(), {output, 0, bytes}};
-      bind_buffers(*context_, flow_gpu_sets_[std::size_t(i)], r);
+      bind_buffers(*context_, flow_gpu_sets_[std::size_t(i)], flow_out_ranges({output, 0, bytes}));
       CommandBuffer& cmd = acquire();
       cmd.begin(options_.profile);
       record_mid(cmd, i, ts[start + std::size_t(i)], deep_, flow_gpu_sets_[std::size_t(i)], nullptr);
@@ -516,9 +447,14 @@ void GraphRuntime::wait(std::uint64_t ticket) {
 
 std::string GraphRuntime::describe() const {
   const DeviceCaps& caps = context_->caps();
-  return "vulkan (" + caps.name + ", " + caps.driver + ", " + storage_name(storage_) +
-         " storage / f32 arithmetic, trunk conv " + trunk_choice_.text() + " [" +
-         trunk_choice_source_ + "])";
+  const auto choices = trunk_choices();
+  std::string text = "vulkan (" + caps.name + ", " + caps.driver + ", " + storage_name(storage_) +
+                     " storage / f32 arithmetic, trunk conv " + choices[0].text() + " [" +
+                     trunk_sources_[0] + "]";
+  for (std::size_t k = 1; k < choices.size(); ++k)
+    text += ", " + refinement_->blocks()[k - 1]->layout().name + " trunk conv " +
+            choices[k].text() + " [" + trunk_sources_[k] + "]";
+  return text + ")";
 }
 
 }  // namespace framecast::vulkan

@@ -1,9 +1,10 @@
 // The Vulkan runtime: the seed's schedule on the GPU. Per (model, size) it owns the weights
 // (uploaded once), the activations, double-buffered upload staging and readback slots, and
 // one pipeline per kernel. A pair is one command buffer (upload, full-resolution planes and,
-// for tfact models, the whole t-free trunk), submitted at once without waiting; each t is one
-// command buffer, and mids(ts) submits them all in one vkQueueSubmit whose batches signal
-// their own timeline values, so the host reads mid i while the GPU computes mid i + 1.
+// for tfact models, block0's whole t-free trunk), submitted at once without waiting; each t
+// is one command buffer (the rest of block0, the refinement blocks, the refine head and the
+// output), and mids(ts) submits them all in one vkQueueSubmit whose batches signal their own
+// timeline values, so the host reads mid i while the GPU computes mid i + 1.
 #pragma once
 
 #include <array>
@@ -15,8 +16,12 @@
 #include "backends/vulkan/buffers.hpp"
 #include "backends/vulkan/commands.hpp"
 #include "backends/vulkan/context.hpp"
+#include "backends/vulkan/conv_layer.hpp"
+#include "backends/vulkan/flow_block.hpp"
 #include "backends/vulkan/kernels.hpp"
 #include "backends/vulkan/pipelines.hpp"
+#include "backends/vulkan/refinement.hpp"
+#include "backends/vulkan/tune_cache.hpp"
 #include "backends/vulkan/vulkan_backend.hpp"
 #include "backends/vulkan/weights.hpp"
 
@@ -27,8 +32,6 @@ class GraphRuntime final : public VulkanRuntime {
   GraphRuntime(std::shared_ptr<const Context> context, const Model& model, int width, int height,
                const RuntimeOptions& options);
   ~GraphRuntime() override;
-  // Why this runtime cannot run `model` (empty when it can).
-  static std::string unsupported_reason(const Model& model);
 
   void prepare_pair(const Frame& frame0, const Frame& frame1) override;
   Frame mid(float t) override;
@@ -45,33 +48,24 @@ class GraphRuntime final : public VulkanRuntime {
   void wait(std::uint64_t ticket) override;
 
   Storage storage() const noexcept { return storage_; }
-  const ConvChoice& trunk_choice() const noexcept { return trunk_choice_; }
+  // The trunk conv of block0, and of every block (block0 first).
+  const ConvChoice& trunk_choice() const noexcept { return block0_->trunk_choice(); }
+  std::vector<ConvChoice> trunk_choices() const;
 
  private:
-  // A conv layer's weights (WeightArena indices, packed for `choice`).
-  struct Conv {
-    ConvShape shape;
-    ConvChoice choice;
-    std::size_t weight = 0, bias = 0, alpha = 0;
-  };
-  // One call site of a conv: its pipeline, its buffers (a descriptor set) and a stage name.
-  struct ConvCall {
-    const Pipeline* pipeline;
-    VkDescriptorSet set;
-    Extent3 elements;
-    std::string stage;
-  };
-
-  void choose_trunk_conv();
-  Conv make_conv_layer(const std::string& prefix, const std::string& prelu, ConvShape shape,
-                       ConvChoice choice);
-  ConvCall conv_call(const Conv& conv, const Pipeline& pipeline, const Buffer& src,
-                     const Buffer& dst, const Buffer* residual, std::string stage);
+  // The trunk conv for a trunk of `width` channels on a plane_w x plane_h plane: the tuning
+  // cache's entry when there is a usable one, else the default; notes why in warnings_.
+  ConvChoice choose_trunk_conv(const TuneCache& cache, int width, int plane_w, int plane_h);
+  void warn(const std::string& warning);
   void allocate_buffers();
   void build_pipelines();
   void build_descriptor_sets();
   const Pipeline& prep_full(bool deep);
   const Pipeline& flow_out(bool deep);
+  // Where refine_prep and flow_out read the flow: block0's output, or the refined field.
+  const Buffer& flow_field() const;
+  int flow_factor() const noexcept { return refinement_ ? 1 : 8; }
+  std::array<BufferRange, 5> flow_out_ranges(BufferRange output) const;
   CommandBuffer& acquire();
   void record_pair(CommandBuffer& cmd, bool deep, bool from_upload, int slot);
   // Records and submits the pair's work (from the upload slot or the caller's GPU frames),
@@ -79,7 +73,6 @@ class GraphRuntime final : public VulkanRuntime {
   std::uint64_t submit_pair(bool deep, bool from_upload, int slot);
   void record_mid(CommandBuffer& cmd, int slot, float t, bool deep, VkDescriptorSet flow_set,
                   const Buffer* readback);
-  void record_conv(CommandBuffer& cmd, const ConvCall& call);
   void write_film_params(int slot, float t);
   void check_ts(std::span<const float> ts) const;
   // Adds device time and profile of the submissions that have completed.
@@ -90,11 +83,10 @@ class GraphRuntime final : public VulkanRuntime {
   RuntimeOptions options_;
   Storage storage_;
   Variant variant_;
-  int c1_, c2_, ci0_, refine_width_;
+  int ci0_, refine_width_;
   int padded_w_, padded_h_;
   bool film_, refine_;
-  ConvChoice trunk_choice_;
-  std::string trunk_choice_source_ = "default";
+  std::vector<std::string> trunk_sources_;  // per block: "tuned" or "default"
   std::vector<std::string> warnings_;
 
   CommandPool pool_;
@@ -102,14 +94,13 @@ class GraphRuntime final : public VulkanRuntime {
   std::unique_ptr<DescriptorPool> descriptors_;
   WeightArena weights_;
 
-  // Conv layers; the eight trunk convs share two pipelines (plain, and with the residual).
-  Conv conv0a_, conv0b_;
-  std::vector<Conv> trunk_, refine_convs_;
-  std::unique_ptr<Pipeline> conv0a_pipeline_, conv0b_pipeline_, trunk_pipeline_,
-      trunk_residual_pipeline_, refine_c0_pipeline_, refine_c_pipeline_;
-  std::size_t deconv_weight_ = 0, deconv_bias_ = 0, refine_out_weight_ = 0, refine_out_bias_ = 0;
+  std::unique_ptr<FlowBlock> block0_;
+  std::unique_ptr<RefinementChain> refinement_;  // null without refinement blocks
+  std::vector<ConvLayer> refine_convs_;
+  std::unique_ptr<Pipeline> refine_c0_pipeline_, refine_c_pipeline_;
+  std::size_t refine_out_weight_ = 0, refine_out_bias_ = 0;
 
-  std::unique_ptr<Pipeline> prep_quarter_, deconv_, film_pipeline_, refine_prep_, refine_out_;
+  std::unique_ptr<Pipeline> prep_quarter_, refine_prep_, refine_out_;
   std::array<std::unique_ptr<Pipeline>, 2> prep_full_, flow_out_;  // by depth (8, 16 bits)
 
   Buffer in0_, in1_;                   // packed frames on the device
@@ -117,24 +108,21 @@ class GraphRuntime final : public VulkanRuntime {
   std::array<std::uint64_t, 2> upload_busy_{0, 0};
   int upload_slot_ = 0;
   Buffer img0_, img1_;                 // f32 [3, h, w] planes of each frame
-  Buffer xq_, f8_, feat0_, act_a_, act_b_, trunk_out_;
-  Buffer tmp8_, film_params_;
   Buffer rin_, refine_a_, refine_b_, residual_;
   Buffer out_;                         // the packed mid on the device
   std::vector<Buffer> readback_;       // one per t of a batch
 
   VkDescriptorSet prep_full_set_ = VK_NULL_HANDLE, prep_full_gpu_set_ = VK_NULL_HANDLE;
   std::uint64_t prep_full_gpu_busy_ = 0;
-  VkDescriptorSet prep_quarter_set_ = VK_NULL_HANDLE, deconv_set_ = VK_NULL_HANDLE,
-                  film_set_ = VK_NULL_HANDLE, refine_prep_set_ = VK_NULL_HANDLE,
+  VkDescriptorSet prep_quarter_set_ = VK_NULL_HANDLE, refine_prep_set_ = VK_NULL_HANDLE,
                   refine_out_set_ = VK_NULL_HANDLE, flow_set_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorSet> flow_gpu_sets_;
   std::vector<std::uint64_t> flow_gpu_busy_;
   std::uint64_t film_busy_ = 0;
-  std::vector<ConvCall> encoder_calls_, pair_trunk_calls_, mid_trunk_calls_, refine_calls_;
-  const Buffer* deconv_input_ = nullptr;
+  std::vector<ConvCall> refine_calls_;
 
   std::vector<std::unique_ptr<CommandBuffer>> commands_;
+  std::uint32_t marks_ = 64;  // stage marks a mid's command buffer may need
   struct Pending {
     CommandBuffer* cmd;
     bool pair;

@@ -11,10 +11,6 @@ class VulkanBackend final : public Backend {
  public:
   explicit VulkanBackend(std::shared_ptr<const Context> context) : context_(std::move(context)) {}
   std::string name() const override { return "vulkan"; }
-  bool supports(const Model& model, std::string& why) const override {
-    why = GraphRuntime::unsupported_reason(model);
-    return why.empty();
-  }
   std::unique_ptr<Runtime> create_runtime(const Model& model, int width, int height,
                                           const RuntimeOptions& options) override {
     return std::make_unique<GraphRuntime>(context_, model, width, height, options);

@@ -1,0 +1,106 @@
+#include "backends/vulkan/flow_block.hpp"
+
+#include "backends/cpu/ops_reference.hpp"
+
+namespace framecast::vulkan {
+
+FlowBlock::FlowBlock(const Model& model, Layout layout, const DeviceCaps& caps, Storage storage,
+                     const ConvChoice& trunk, WeightArena& weights)
+    : layout_(std::move(layout)), storage_(storage), film_(!layout_.film.empty()) {
+  const std::string& n = layout_.name;
+  const int c1 = layout_.c1, c2 = layout_.c2;
+  auto conv = [&](const std::string& prefix, const ConvShape& shape, const ConvChoice& choice) {
+    return add_conv_layer(model, weights, caps, storage, n + prefix + ".0",
+                          n + prefix + ".1.weight", shape, choice);
+  };
+  conv0a_ =
+      conv(".conv0.0", {layout_.ci, c1, layout_.in_w, layout_.in_h, 2}, {ConvKind::direct, 4, 8});
+  conv0b_ =
+      conv(".conv0.1", {c1, c2, layout_.in_w / 2, layout_.in_h / 2, 2}, {ConvKind::direct, 8, 8});
+  for (int i = 0; i < 8; ++i)
+    trunk_.push_back(conv(".convblock." + std::to_string(i),
+                          {c2, c2, plane_w(), plane_h(), 1, true, i == 7}, trunk));
+  deconv_weight_ = weights.add(model.tensor(n + ".lastconv.weight").values, Storage::f32);
+  deconv_bias_ = weights.add(model.tensor(n + ".lastconv.bias").values, Storage::f32);
+}
+
+void FlowBlock::build(const std::shared_ptr<const Context>& context, const WeightArena& weights,
+                      DescriptorPool& sets, int slots) {
+  const std::size_t sb = storage_bytes(storage_);
+  const std::size_t plane = std::size_t(plane_w()) * plane_h();
+  const std::size_t activation = std::size_t(layout_.c2) * plane * sb;
+  input_ = Buffer(context, std::size_t(layout_.ci) * layout_.in_w * layout_.in_h * sb,
+                  MemoryUse::device);
+  half_ =
+      Buffer(context, std::size_t(layout_.c1) * output_w() * output_h() * sb, MemoryUse::device);
+  feat0_ = Buffer(context, activation, MemoryUse::device);
+  act_a_ = Buffer(context, activation, MemoryUse::device);
+  act_b_ = Buffer(context, activation, MemoryUse::device);
+  output_ = Buffer(context, std::size_t(5) * output_w() * output_h() * 4, MemoryUse::device);
+
+  conv0a_pipeline_ = make_conv(context, storage_, conv0a_.shape, conv0a_.choice);
+  conv0b_pipeline_ = make_conv(context, storage_, conv0b_.shape, conv0b_.choice);
+  trunk_pipeline_ = make_conv(context, storage_, trunk_[0].shape, trunk_[0].choice);
+  trunk_residual_pipeline_ = make_conv(context, storage_, trunk_[7].shape, trunk_[7].choice);
+  deconv_pipeline_ = make_deconv(context, storage_, layout_.c2, 5, plane_w(), plane_h());
+
+  const std::string& label = layout_.label;
+  head_.push_back(conv_call(sets, weights, conv0a_, *conv0a_pipeline_, input_, half_, nullptr,
+                            label + "conv0a"));
+  head_.push_back(conv_call(sets, weights, conv0b_, *conv0b_pipeline_, half_, feat0_, nullptr,
+                            label + "conv0b"));
+  // Ping-pong through A and B from feat0, which stays as the residual of the eighth conv.
+  // With FiLM, convblock 5 ends in trunk_out, which FiLM reads per t into A, so that a head
+  // run once per pair (block0's, t-free) serves every t.
+  Buffer* const a = &act_a_;
+  Buffer* const b = &act_b_;
+  if (film_) trunk_out_ = Buffer(context, activation, MemoryUse::device);
+  const std::array<const Buffer*, 8> plain_src = {&feat0_, a, b, a, b, a, b, a};
+  const std::array<const Buffer*, 8> plain_dst = {a, b, a, b, a, b, a, b};
+  const std::array<const Buffer*, 8> film_src = {&feat0_, a, b, a, b, a, a, b};
+  const std::array<const Buffer*, 8> film_dst = {a, b, a, b, a, &trunk_out_, b, a};
+  for (std::size_t i = 0; i < 8; ++i) {
+    const Buffer& src = *(film_ ? film_src : plain_src)[i];
+    const Buffer& dst = *(film_ ? film_dst : plain_dst)[i];
+    const Pipeline& p = i == 7 ? *trunk_residual_pipeline_ : *trunk_pipeline_;
+    (i < 6 ? head_ : tail_)
+        .push_back(conv_call(sets, weights, trunk_[i], p, src, dst, i == 7 ? &feat0_ : nullptr,
+                             label + "trunk" + std::to_string(i)));
+  }
+  {
+    const Buffer& last = film_ ? act_a_ : act_b_;
+    const BufferRange r[] = {last.range(), weights.range(deconv_weight_),
+                             weights.range(deconv_bias_), output_.range()};
+    deconv_set_ = sets.allocate(*deconv_pipeline_, r);
+  }
+  if (film_) {
+    film_params_ = Buffer(context, std::size_t(slots) * 2 * layout_.c2 * 4, MemoryUse::upload);
+    film_pipeline_ = make_film(context, storage_, layout_.c2, int(plane));
+    const BufferRange r[] = {trunk_out_.range(), film_params_.range(), act_a_.range()};
+    film_set_ = sets.allocate(*film_pipeline_, r);
+  }
+}
+
+void FlowBlock::record_head(CommandBuffer& cmd) const {
+  for (const auto& call : head_) record(cmd, call);
+}
+
+void FlowBlock::record_tail(CommandBuffer& cmd, int slot) const {
+  if (film_) {
+    cmd.dispatch_linear(*film_pipeline_, film_set_, FilmPush{slot},
+                        std::uint64_t(layout_.c2) * plane_w() * plane_h());
+    cmd.mark(layout_.label + "film");
+  }
+  for (const auto& call : tail_) record(cmd, call);
+  cmd.dispatch(*deconv_pipeline_, deconv_set_,
+               {std::uint32_t(output_w()), std::uint32_t(output_h()), 1});
+  cmd.mark(layout_.label + "deconv");
+}
+
+void FlowBlock::write_film(const Model& model, int slot, float t) {
+  if (!film_) return;
+  const auto params = cpu::film_params(model, layout_.film, t);
+  film_params_.write(params.data(), params.size() * 4, std::size_t(slot) * 2 * layout_.c2 * 4);
+}
+
+}  // namespace framecast::vulkan

@@ -1,0 +1,79 @@
+#include "backends/vulkan/refinement.hpp"
+
+namespace framecast::vulkan {
+
+RefinementChain::RefinementChain(const Model& model, const DeviceCaps& caps, Storage storage,
+                                 int padded_w, int padded_h, const TrunkChoice& trunk_choice,
+                                 WeightArena& weights)
+    : storage_(storage),
+      with_t_(model.variant() == Variant::classic),
+      padded_w_(padded_w),
+      padded_h_(padded_h) {
+  for (const RefinementBlock& b : model.shape().blocks) {
+    const std::string name = "block" + std::to_string(b.index);
+    FlowBlock::Layout layout{.name = name,
+                             .label = name + ".",
+                             .ci = b.input_channels,
+                             .c1 = b.c1,
+                             .c2 = b.c2,
+                             .in_w = padded_w / b.scale,
+                             .in_h = padded_h / b.scale,
+                             .film = b.film_hidden ? name + ".film" : ""};
+    const ConvChoice trunk = trunk_choice(b.c2, layout.in_w / 4, layout.in_h / 4);
+    blocks_.push_back(
+        std::make_unique<FlowBlock>(model, std::move(layout), caps, storage, trunk, weights));
+    stages_.push_back({b.scale, nullptr, nullptr});
+  }
+}
+
+std::uint32_t RefinementChain::descriptor_sets() const {
+  return 1 + std::uint32_t(blocks_.size()) * (FlowBlock::kDescriptorSets + 2);
+}
+
+void RefinementChain::build(const std::shared_ptr<const Context>& context,
+                            const WeightArena& weights, DescriptorPool& sets, int slots, int width,
+                            int height, const Buffer& coarse0, const Buffer& img0,
+                            const Buffer& img1) {
+  field_ = Buffer(context, std::size_t(5) * padded_w_ * padded_h_ * 4, MemoryUse::device);
+  init_ = make_flow_accumulate(context, padded_w_, padded_h_, 2 * 4, false);  // block0: scale 4
+  {
+    const BufferRange r[] = {coarse0.range(), field_.range()};
+    init_set_ = sets.allocate(*init_, r);
+  }
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+    FlowBlock& block = *blocks_[i];
+    Stage& stage = stages_[i];
+    block.build(context, weights, sets, slots);
+    stage.input = make_block_input(context, storage_, width, height, padded_w_, padded_h_,
+                                   stage.scale, with_t_);
+    const BufferRange in[] = {field_.range(), img0.range(), img1.range(), block.input().range()};
+    stage.input_set = sets.allocate(*stage.input, in);
+    stage.accumulate = make_flow_accumulate(context, padded_w_, padded_h_, 2 * stage.scale, true);
+    const BufferRange acc[] = {block.output().range(), field_.range()};
+    stage.accumulate_set = sets.allocate(*stage.accumulate, acc);
+  }
+}
+
+void RefinementChain::record(CommandBuffer& cmd, int slot, float t) const {
+  const Extent3 full{std::uint32_t(padded_w_), std::uint32_t(padded_h_), 1};
+  cmd.dispatch(*init_, init_set_, full);
+  cmd.mark("flow_field");
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+    const FlowBlock& block = *blocks_[i];
+    const Stage& stage = stages_[i];
+    const std::string& label = block.layout().label;
+    cmd.dispatch(*stage.input, stage.input_set, BlockInputPush{t},
+                 {std::uint32_t(block.layout().in_w), std::uint32_t(block.layout().in_h), 1});
+    cmd.mark(label + "input");
+    block.record_head(cmd);
+    block.record_tail(cmd, slot);
+    cmd.dispatch(*stage.accumulate, stage.accumulate_set, full);
+    cmd.mark(label + "flow");
+  }
+}
+
+void RefinementChain::write_film(const Model& model, int slot, float t) {
+  for (auto& block : blocks_) block->write_film(model, slot, t);
+}
+
+}  // namespace framecast::vulkan
