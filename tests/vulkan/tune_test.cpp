@@ -58,6 +58,17 @@ TuneKey some_key() {
   return k;
 }
 
+// A runtime with tuned kernels still gives the reference's frames.
+void expect_reference_frames(GraphRuntime& runtime, const Model& model) {
+  const int w = runtime.width(), h = runtime.height();
+  const Frame a = io::test_pattern(w, h, 0.0f), b = io::test_pattern(w, h, 2.0f);
+  runtime.prepare_pair(a, b);
+  const Frame got = runtime.mid(0.4f);
+  auto reference = cpu::make_cpu_backend(cpu::CpuPath::reference)->create_runtime(model, w, h, {});
+  reference->prepare_pair(a, b);
+  EXPECT_LE(framecast::testing::compare(got, reference->mid(0.4f)).max_error, 1);
+}
+
 TEST(TuneCache, PathFollowsXdgCacheHome) {
   CacheHome home;
   EXPECT_EQ(TuneCache::default_path(), home.file());
@@ -164,13 +175,79 @@ TEST(Tuner, RuntimeUsesTheCachedChoice) {
   EXPECT_EQ(runtime.trunk_choice(), tuned);
   EXPECT_NE(runtime.describe().find("[tuned]"), std::string::npos) << runtime.describe();
   EXPECT_TRUE(runtime.warnings().empty());
-  // and the frames are still the reference's
-  const Frame a = io::test_pattern(w, h, 0.0f), b = io::test_pattern(w, h, 2.0f);
-  runtime.prepare_pair(a, b);
-  const Frame got = runtime.mid(0.5f);
-  auto reference = cpu::make_cpu_backend(cpu::CpuPath::reference)->create_runtime(model, w, h, {});
-  reference->prepare_pair(a, b);
-  EXPECT_LE(framecast::testing::compare(got, reference->mid(0.5f)).max_error, 1);
+  expect_reference_frames(runtime, model);
+}
+
+// A model with refinement blocks has a trunk problem per block width and scale; the runtime
+// looks each one up, so tuning one block changes that block's kernel only.
+TEST(Tuner, RefinementBlocksHaveTheirOwnTrunkProblems) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const Model model =
+      Model::load(framecast::testing::golden_dir() / "k3_tfact2_50x38" / "model.json");
+  const int w = 50, h = 38;  // padded 64x48
+  // block0: c2 12 at 64x48 / 16; block1: c2 12 at scale 4 (the same problem); block2: c2 8 at
+  // scale 2, 64x48 / 8
+  const auto problems = trunk_problems(model.shape(), w, h);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0], (TrunkProblem{12, 4, 3}));
+  EXPECT_EQ(problems[1], (TrunkProblem{8, 8, 6}));
+  RuntimeOptions options;
+  options.precision = Precision::f32;
+  {
+    CacheHome home;
+    GraphRuntime runtime(context, model, w, h, options);
+    EXPECT_EQ(runtime.trunk_choices().size(), 3u);
+    EXPECT_EQ(runtime.describe().find("[tuned]"), std::string::npos) << runtime.describe();
+  }
+  CacheHome home;
+  const ConvChoice tuned{ConvKind::tiled, 4, 8, 18};
+  TuneCache cache;
+  const TrunkProblem p = problems[1];
+  cache.put(TuneKey::make(context->caps(), p.width, p.plane_w, p.plane_h, Storage::f32),
+            {tuned, 0.1, "test"});
+  cache.save(home.file());
+  GraphRuntime runtime(context, model, w, h, options);
+  const auto choices = runtime.trunk_choices();
+  ASSERT_EQ(choices.size(), 3u);
+  EXPECT_NE(choices[0], tuned);
+  EXPECT_NE(choices[1], tuned);
+  EXPECT_EQ(choices[2], tuned);
+  EXPECT_NE(runtime.describe().find("block2 trunk conv " + tuned.text() + " [tuned]"),
+            std::string::npos)
+      << runtime.describe();
+  EXPECT_TRUE(runtime.warnings().empty());
+  expect_reference_frames(runtime, model);
+}
+
+// The tuner on a refinement block's problem: it times, checks and picks like block0's.
+TEST(Tuner, TunesARefinementBlockProblem) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  if (!context->caps().timestamps) GTEST_SKIP() << "no timestamps";
+  const Model model =
+      Model::load(framecast::testing::golden_dir() / "k2_tfact_48x32" / "model.json");
+  const auto problems = trunk_problems(model.shape(), 48, 32);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[1], (TrunkProblem{8, 12, 8}));  // scale 1: the padded size / 4
+  const TrunkProblem p = problems[1];
+  const std::vector<ConvChoice> candidates = {{ConvKind::rb, 4, 8, 24},
+                                              {ConvKind::tiled, 4, 4, 18}};
+  const auto outcome =
+      tune_trunk_conv(context, p.width, p.plane_w, p.plane_h, Storage::f32, candidates);
+  ASSERT_EQ(outcome.timings.size(), 2u);
+  EXPECT_TRUE(outcome.best.correct);
+  EXPECT_EQ(outcome.key.width, 8);
+  EXPECT_EQ(outcome.key.plane_w, 12);
+  CacheHome home;
+  TuneCache cache;
+  cache.put(outcome.key, {outcome.best.choice, outcome.best.ms, "test"});
+  cache.save(home.file());
+  RuntimeOptions options;
+  options.precision = Precision::f32;
+  GraphRuntime runtime(context, model, 48, 32, options);
+  EXPECT_EQ(runtime.trunk_choices()[1], outcome.best.choice);
+  EXPECT_NE(runtime.describe().find("block1 trunk conv " + outcome.best.choice.text() + " [tuned]"),
+            std::string::npos)
+      << runtime.describe();
 }
 
 TEST(Tuner, CorruptCacheGivesOneWarningAndTheDefault) {

@@ -31,6 +31,16 @@ double nmse(const std::vector<float>& got, const std::vector<float>& want) {
 // multiprocessor: sound on every device measured so far; `framecast tune` finds better.
 ConvChoice default_trunk_choice() { return {ConvKind::rb, 8, 8, 24}; }
 
+std::vector<TrunkProblem> trunk_problems(const ModelShape& shape, int w, int h) {
+  const int padded_w = (w + 15) / 16 * 16, padded_h = (h + 15) / 16 * 16;
+  std::vector<TrunkProblem> problems = {{shape.c2, padded_w / 16, padded_h / 16}};
+  for (const RefinementBlock& b : shape.blocks) {
+    const TrunkProblem p{b.c2, padded_w / (4 * b.scale), padded_h / (4 * b.scale)};
+    if (std::find(problems.begin(), problems.end(), p) == problems.end()) problems.push_back(p);
+  }
+  return problems;
+}
+
 std::vector<ConvChoice> conv_candidates(const DeviceCaps& caps, const ConvShape& shape,
                                         Storage storage) {
   std::vector<ConvChoice> out;

@@ -1,6 +1,7 @@
 // The conv autotuner: times the trunk conv's variants (kernel kind, COC, slab, tile stride)
-// for one width and frame size on this device with timestamp queries, and persists the
-// fastest in the tuning cache, which runtimes consult when they are created.
+// for one trunk width and plane on this device with timestamp queries, and persists the
+// fastest in the tuning cache, which runtimes consult when they are created. A model has one
+// such problem per flow block scale and width (trunk_problems).
 #pragma once
 
 #include <functional>
@@ -12,6 +13,7 @@
 #include "backends/vulkan/context.hpp"
 #include "backends/vulkan/kernels.hpp"
 #include "backends/vulkan/tune_cache.hpp"
+#include "framecast/model.hpp"
 
 namespace framecast::vulkan {
 
@@ -44,5 +46,15 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
 
 // The runtime's choice when nothing is tuned.
 ConvChoice default_trunk_choice();
+
+// A trunk conv problem as the tuning cache keys it: trunk width and plane.
+struct TrunkProblem {
+  int width = 0, plane_w = 0, plane_h = 0;
+  bool operator==(const TrunkProblem&) const = default;
+};
+// The distinct trunk problems of a model for w x h frames, each of which a runtime looks up
+// in the cache: block0's (plane = padded size / 16) and every refinement block's (padded size
+// / (4 x its scale)). Tuning a model means tuning each of them.
+std::vector<TrunkProblem> trunk_problems(const ModelShape& shape, int w, int h);
 
 }  // namespace framecast::vulkan
