@@ -1,5 +1,5 @@
-// framecast tune: times the trunk conv's kernel variants on a Vulkan device for a model width
-// and frame size, and caches the fastest, which the Vulkan runtime then uses by itself.
+// framecast tune: times the trunk conv's kernel variants on a Vulkan device for every flow block
+// of a model and frame size, and caches the fastest, which the Vulkan runtime then uses by itself.
 #include <iomanip>
 #include <iostream>
 
@@ -23,11 +23,44 @@ struct TuneOptions {
 };
 
 #ifdef FRAMECAST_HAVE_VULKAN
+// One tuning of one trunk problem, reported as one line plus the runners-up and rejects.
+vulkan::TuneOutcome tune_and_report(const std::shared_ptr<const vulkan::Context>& context,
+                            const std::string& size, const vulkan::TrunkProblem& problem,
+                            vulkan::Storage storage, int show) {
+  using namespace framecast::vulkan;
+  int done = 0;
+  const auto outcome = tune_trunk_conv(context, problem.width, problem.plane_w, problem.plane_h,
+                                       storage, {}, [&](const TuneTiming&) {
+                                         throw_if_interrupted();
+                                         std::cerr << "." << std::flush;
+                                         ++done;
+                                       });
+  std::cerr << "\n";
+  std::cout << std::fixed << std::setprecision(4) << size << " " << storage_name(storage) << " C2="
+            << problem.width << " (" << problem.plane_w << "x" << problem.plane_h
+            << " trunk plane, " << done << " variants): best " << outcome.best.choice.text() << " "
+            << outcome.best.ms << " ms per conv";
+  if (outcome.fallback)
+    std::cout << "; default " << outcome.fallback->choice.text() << " " << outcome.fallback->ms
+              << " ms (" << std::setprecision(2) << outcome.fallback->ms / outcome.best.ms << "x)";
+  std::cout << "\n";
+  for (int i = 1; i < show && i < int(outcome.timings.size()); ++i) {
+    const auto& t = outcome.timings[std::size_t(i)];
+    if (t.correct) std::cout << "    " << std::setprecision(4) << t.choice.text() << " " << t.ms << " ms\n";
+  }
+  for (const auto& t : outcome.timings)
+    if (!t.correct)
+      std::cout << "    rejected, wrong results: " << t.choice.text() << " (NMSE "
+                << std::scientific << std::setprecision(2) << t.nmse << std::fixed << ")\n";
+  return outcome;
+}
+
 void run_tune(const TuneOptions& options) {
   using namespace framecast::vulkan;
   const Precision precision = parse_precision(options.precision);
-  // Without --model: the width of the 240-channel student that `bench` measures by default.
-  const int width = options.model.empty() ? 240 : load_model(options.model).shape().c2;
+  // Without --model: the 240-channel student that `bench` measures by default.
+  const ModelShape shape = options.model.empty() ? Model::random_classic(120, 240).shape()
+                                                 : load_model(options.model).shape();
   const auto context = Context::create(options.device);
   const DeviceCaps& caps = context->caps();
   std::vector<Storage> storages;
@@ -39,40 +72,17 @@ void run_tune(const TuneOptions& options) {
   const auto path = TuneCache::default_path();
   TuneCache cache = TuneCache::load(path);
   if (!cache.warning().empty()) warn(cache.warning() + "; it will be rewritten");
-  std::cout << "Tuning the trunk conv (C2=" << width << ") on [" << caps.index << "] " << caps.name
+  std::cout << "Tuning the trunk convs (" << 1 + shape.blocks.size() << " flow block"
+            << (shape.blocks.empty() ? "" : "s") << ") on [" << caps.index << "] " << caps.name
             << ", driver " << caps.driver << "\n";
   for (const auto& size : options.sizes) {
     const auto [w, h] = parse_size(size);
-    const int plane_w = (w + 15) / 16, plane_h = (h + 15) / 16;
-    for (Storage storage : storages) {
-      throw_if_interrupted();
-      int done = 0;
-      const auto outcome = tune_trunk_conv(context, width, plane_w, plane_h, storage, {},
-                                           [&](const TuneTiming&) {
-                                             throw_if_interrupted();
-                                             std::cerr << "." << std::flush;
-                                             ++done;
-                                           });
-      std::cerr << "\n";
-      std::cout << std::fixed << std::setprecision(4) << size << " " << storage_name(storage)
-                << " (" << plane_w << "x" << plane_h << " trunk plane, " << done
-                << " variants): best " << outcome.best.choice.text() << " " << outcome.best.ms
-                << " ms per conv";
-      if (outcome.fallback)
-        std::cout << "; default " << outcome.fallback->choice.text() << " " << outcome.fallback->ms
-                  << " ms (" << std::setprecision(2) << outcome.fallback->ms / outcome.best.ms
-                  << "x)";
-      std::cout << "\n";
-      for (int i = 1; i < options.show && i < int(outcome.timings.size()); ++i) {
-        const auto& t = outcome.timings[std::size_t(i)];
-        if (t.correct) std::cout << "    " << std::setprecision(4) << t.choice.text() << " " << t.ms << " ms\n";
+    for (const TrunkProblem& problem : trunk_problems(shape, w, h))
+      for (Storage storage : storages) {
+        throw_if_interrupted();
+        const auto outcome = tune_and_report(context, size, problem, storage, options.show);
+        cache.put(outcome.key, {outcome.best.choice, outcome.best.ms, caps.name});
       }
-      for (const auto& t : outcome.timings)
-        if (!t.correct)
-          std::cout << "    rejected, wrong results: " << t.choice.text() << " (NMSE "
-                    << std::scientific << std::setprecision(2) << t.nmse << std::fixed << ")\n";
-      cache.put(outcome.key, {outcome.best.choice, outcome.best.ms, caps.name});
-    }
   }
   cache.save(path);
   std::cout << "saved to " << path.string() << "\n";
@@ -91,7 +101,7 @@ void add_tune_command(CLI::App& app) {
       "tune", "time the Vulkan conv kernels for a model width and frame size; cache the fastest");
   cmd->add_option("--size", options->sizes, "frame size(s) WxH")->capture_default_str();
   cmd->add_option("--model", options->model,
-                  "model file or shipped name whose width to tune (default: C2=240)");
+                  "model file or shipped name whose trunk convs to tune (default: the 240-channel student)");
   cmd->add_option("--device", options->device, "GPU index (see `framecast info`); -1 picks one")
       ->capture_default_str();
   cmd->add_option("--precision", options->precision,

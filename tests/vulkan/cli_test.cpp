@@ -90,6 +90,23 @@ TEST(VulkanCli, TuneWritesItsCacheAndBenchUsesIt) {
   EXPECT_NE(again.err.find("tuning cache"), std::string::npos) << again.err;
 }
 
+// A model with refinement blocks has one trunk problem per block plane: `tune` tunes each, so
+// every block's conv is listed as tuned and none as default.
+TEST(VulkanCli, TuneCoversEveryFlowBlock) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  TempDir tmp;
+  const std::string model =
+      (framecast::testing::golden_dir() / "k3_classic_37x21_guard" / "model.safetensors").string();
+  const Result tune = run(tmp, "tune --size 64x48 --precision f32 --show 1 --model " + model);
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  EXPECT_GE(std::count(tune.out.begin(), tune.out.end(), '\n'), 4) << tune.out;
+  const Result bench = run(tmp, "bench --backend vulkan --precision f32 --size 64x48 --runs 1 "
+                                "--warmup 0 --model " + model);
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_NE(bench.out.find("[tuned]"), std::string::npos) << bench.out;
+  EXPECT_EQ(bench.out.find("[default]"), std::string::npos) << bench.out;
+}
+
 // `bench --profile` reports device-timed stages under the runtime's names, every refinement
 // block's included.
 class BenchProfile
