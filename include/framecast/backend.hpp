@@ -60,6 +60,9 @@ class Backend {
   // Whether this backend can run the model; when not, `why` says what it lacks. `auto`
   // moves such a model to the CPU (with a warning) instead of failing.
   virtual bool supports(const Model& /*model*/, std::string& /*why*/) const { return true; }
+  // Whether the work runs on a hardware GPU (not the CPU, not a software rasterizer): what
+  // choosing the quality tier by default depends on.
+  virtual bool hardware_gpu() const { return false; }
   // The runtime keeps a reference to `model`, which must outlive it (Engine owns both).
   // Throws Error(model) when the backend cannot run this model, Error(device) on device
   // failures. Any frame size >= 1x1: sizes are padded internally to the network's multiple.

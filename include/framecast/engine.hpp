@@ -17,8 +17,8 @@
 
 namespace framecast {
 
-// Resolves a model argument: a path to a model file, or one of the shipped names
-// ("default", "slim", "tfact2", ...), found beside the executable (../assets/models or
+// Resolves a model argument: a path to a model file, or one of the shipped names ("fast",
+// "quality", "slim"; "default" is "fast"), found beside the executable (../assets/models or
 // ./models) or in the install prefix's share/framecast/models. Throws Error(model) naming
 // the places searched when nothing is found.
 std::filesystem::path resolve_model(const std::string& name_or_path);
@@ -29,6 +29,7 @@ class Engine {
 
   const Model& model() const noexcept { return model_; }
   const std::string& backend_name() const noexcept { return backend_name_; }
+  bool on_hardware_gpu() const { return backend_->hardware_gpu(); }
   // Non-empty when `auto` fell back to another backend than the one it prefers.
   const std::string& backend_warning() const noexcept { return backend_warning_; }
 

@@ -21,6 +21,7 @@ void print_model(const std::string& name) {
               << ", C1=" << s.c1 << ", C2=" << s.c2;
     if (s.film_hidden) std::cout << ", FiLM hidden " << s.film_hidden;
     if (s.refine_width) std::cout << ", refine width " << s.refine_width;
+    if (!s.blocks.empty()) std::cout << ", " << s.blocks.size() << " refinement blocks";
     std::cout << ", " << model.parameter_count() << " parameters\n";
   } catch (const Error& e) {
     std::cout << "  " << name << ": not available (" << e.what() << ")\n";
@@ -37,7 +38,7 @@ void run_info() {
   std::cout << "\nVulkan: not built into this binary\n";
 #endif
   std::cout << "\nModels:\n";
-  for (const char* name : {"default", "slim", "tfact2"}) print_model(name);
+  for (const char* name : {"fast", "quality", "slim"}) print_model(name);
 }
 
 }  // namespace

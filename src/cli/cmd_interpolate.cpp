@@ -67,6 +67,26 @@ class Reporter {
   bool line_shown_ = false;
 };
 
+// `--model default` (the default) picks the tier: quality when a hardware GPU writes a file,
+// fast otherwise (the CPU could not keep up with quality's ~2x cost, and a pipe is often
+// watched live). An explicit name or file is used as given.
+Engine make_interpolation_engine(const EngineOptions& options, bool to_file) {
+  if (options.model != "default" || !to_file) return make_engine(options);
+  EngineOptions tier = options;
+  tier.model = "quality";
+  Engine quality = make_engine(tier);  // shows a backend fallback warning, if any, once
+  if (quality.on_hardware_gpu()) return quality;
+  tier.model = "fast";
+  return Engine(load_model(tier.model), {tier.backend, tier.device}, runtime_options(tier));
+}
+
+std::string model_line(const Engine& engine) {
+  const Model& model = engine.model();
+  const auto blocks = model.shape().blocks.size();
+  return "model " + std::filesystem::path(model.source()).filename().string() + " (" + std::to_string(1 + blocks) +
+         " flow block" + (blocks ? "s" : "") + ") on the " + engine.backend_name() + " backend";
+}
+
 video::InterpolateJob make_job(const InterpolateOptions& o) {
   video::InterpolateJob job;
   job.input = o.input;
@@ -92,8 +112,9 @@ void run_interpolate(const InterpolateOptions& options) {
     // A reader that goes away should give an error message, not a silent SIGPIPE death.
     std::signal(SIGPIPE, SIG_IGN);
   }
-  Engine engine = make_engine(options.engine);
+  Engine engine = make_interpolation_engine(options.engine, job.output != "-");
   Reporter reporter(options.progress);
+  reporter.started(model_line(engine));
   video::PipelineHooks hooks;
   hooks.cancelled = [] { return interrupted.load(); };
   hooks.warning = [&](const std::string& text) { reporter.warning(text); };

@@ -18,7 +18,8 @@ void add_engine_options(CLI::App& command, EngineOptions& options, bool with_gua
   // Like most tools, a repeated option means its last value (scripts append overrides).
   command.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   command.add_option("--model", options.model,
-                     "model file (.safetensors or .json with .bin) or a shipped name")
+                     "model file (.safetensors or .json with .bin) or a shipped name: fast, "
+                     "quality, slim (default: fast; interpolate: quality on a GPU)")
       ->capture_default_str();
   command.add_option("--backend", options.backend, "auto, cpu, cpu-reference or vulkan")
       ->capture_default_str();

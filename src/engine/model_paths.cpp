@@ -24,7 +24,9 @@ std::filesystem::path resolve_model(const std::string& name_or_path) {
       throw Error(ErrorKind::io, name_or_path + ": model file not found");
     return arg;
   }
-  const std::string file = "framecast-" + name_or_path + ".safetensors";
+  // "default" names the 1-block fast model, the one that suits every backend.
+  const std::string name = name_or_path == "default" ? "fast" : name_or_path;
+  const std::string file = "framecast-" + name + ".safetensors";
   const auto exe = executable_dir();
   const std::array<std::filesystem::path, 4> places = {
       exe / "models",                                  // beside an unpacked binary

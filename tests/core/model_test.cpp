@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/test_support.hpp"
+#include "framecast/engine.hpp"
 #include "framecast/error.hpp"
 #include "framecast/model.hpp"
 
@@ -234,6 +235,26 @@ TEST(Model, MalformedJsonAndMissingFiles) {
   expect_load_error(dir / "model.onnx", {"unknown model format"});
   std::ofstream(dir / "lonely.json") << "{}";
   expect_load_error(dir / "lonely.json", {"lonely.bin", "cannot open"}, ErrorKind::io);
+}
+
+// The models in assets/models load and validate under their shipped names, with the tiers'
+// shapes: fast = one tfact2 block, quality = block0 plus refinement blocks; "default" = fast.
+TEST(ShippedModels, LoadUnderTheirNames) {
+  const Model fast = Model::load(resolve_model("fast"));
+  EXPECT_EQ(fast.shape().variant, Variant::tfact2);
+  EXPECT_TRUE(fast.shape().blocks.empty());
+  EXPECT_EQ(resolve_model("default"), resolve_model("fast"));
+  const Model quality = Model::load(resolve_model("quality"));
+  EXPECT_GE(quality.shape().blocks.size(), 1u);
+  const Model slim = Model::load(resolve_model("slim"));
+  EXPECT_LT(slim.parameter_count(), fast.parameter_count());
+  try {
+    resolve_model("no-such-model");
+    ADD_FAILURE() << "an unknown name resolved";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::model);
+    EXPECT_NE(std::string(e.what()).find("framecast-no-such-model.safetensors"), std::string::npos);
+  }
 }
 
 }  // namespace

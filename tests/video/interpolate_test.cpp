@@ -139,6 +139,18 @@ TEST_F(Interpolate, OddSizesKeepTheirSize) {
   EXPECT_EQ(v->pts.size(), 30u);
 }
 
+// Without --model the tier follows the hardware: on the CPU (and on a software Vulkan device)
+// the shipped fast model, named in the plain progress output.
+TEST_F(Interpolate, WithoutAModelTheCpuUsesTheFastModel) {
+  make_clip("-f lavfi -i testsrc2=s=96x64:r=24:d=0.25 -pix_fmt yuv420p " + path("in.y4m"));
+  const RunResult r = run_framecast("interpolate --backend cpu --progress plain -i " + path("in.y4m") +
+                                    " -o " + path("out.y4m") + " --factor 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("model framecast-fast.safetensors (1 flow block) on the cpu backend"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(probe(path("out.y4m")).find(AVMEDIA_TYPE_VIDEO)->pts.size(), 12u);
+}
+
 // 12 frames of one scene, then 12 of an unrelated one, at 24 fps; written losslessly.
 void make_cut_clip(const std::string& out) {
   make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.5 -f lavfi -i testsrc2=s=160x90:r=24:d=0.5 "

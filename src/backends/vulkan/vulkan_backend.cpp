@@ -11,6 +11,7 @@ class VulkanBackend final : public Backend {
  public:
   explicit VulkanBackend(std::shared_ptr<const Context> context) : context_(std::move(context)) {}
   std::string name() const override { return "vulkan"; }
+  bool hardware_gpu() const override { return !context_->caps().software(); }
   std::unique_ptr<Runtime> create_runtime(const Model& model, int width, int height,
                                           const RuntimeOptions& options) override {
     return std::make_unique<GraphRuntime>(context_, model, width, height, options);
