@@ -36,13 +36,16 @@ int max_difference(const Frame& a, const Frame& b) {
 }
 
 TEST(Colour, UsesTheTaggedMatrixAndRange) {
-  // Y=100, Cb=90, Cr=200 (8-bit, limited): R = 1.164 (Y-16) + k (Cr-128), k by matrix.
+  // Y=100, Cb=90, Cr=200 (8-bit, limited): R = 1.164 (Y-16) + k (Cr-128), k by matrix. Tall
+  // enough for swscale's slice threads to split it: every slice must use the tagged matrix.
   for (const auto& [matrix, k] : {std::pair{AVCOL_SPC_BT709, 1.793}, std::pair{AVCOL_SPC_BT470BG, 1.596}}) {
-    AvFramePtr in = yuv_frame(AV_PIX_FMT_YUV444P, 8, 8, 100, 90, 200);
+    AvFramePtr in = yuv_frame(AV_PIX_FMT_YUV420P, 64, 240, 100, 90, 200);
     in->colorspace = matrix;
     in->color_range = AVCOL_RANGE_MPEG;
-    const Frame rgb = RgbConverter(8, 8, SampleDepth::u8).convert(*in);
-    EXPECT_NEAR(rgb.sample(0), 1.164 * (100 - 16) + k * (200 - 128), 1.5) << av_color_space_name(matrix);
+    const Frame rgb = RgbConverter(64, 240, SampleDepth::u8).convert(*in);
+    for (std::size_t i = 0; i < rgb.sample_count(); i += 3)
+      ASSERT_NEAR(rgb.sample(i), 1.164 * (100 - 16) + k * (200 - 128), 1.5)
+          << av_color_space_name(matrix) << " pixel " << i / 3;
   }
   AvFramePtr full = yuv_frame(AV_PIX_FMT_YUV444P, 8, 8, 16, 128, 128);
   full->colorspace = AVCOL_SPC_BT709;
