@@ -57,14 +57,24 @@ def _dct_matrix():
 
 
 class Synth:
+    # The data mix's knobs, for ablations (train.py --data): DATA_KNOBS[name] = default.
+    DATA_KNOBS = {"small_frac": 0.3,      # share of sub-pixel / small (0.05-2 px) motions
+                  "max_motion": None,     # largest displacement in px (None: size / 4)
+                  "text": 1.0,            # scales the probabilities of the three text slots
+                  "degrade": 1.0,         # scales blur / noise / JPEG / brightness-change shares
+                  "tex_max_scale": 1.3}   # largest texture upscale (lower: sharper textures)
+
     def __init__(self, pool_dir, device="cuda", size=256, bank=1024, bank_res=None,
-                 photo_prob=0.65, max_motion=None, seed=0, refresh_every=8, refresh_count=None):
+                 photo_prob=0.65, max_motion=None, seed=0, refresh_every=8, refresh_count=None,
+                 small_frac=0.3, text=1.0, degrade=1.0, tex_max_scale=1.3):
         self.dev = torch.device(device)
         self.S = size
         self.R = bank_res or int(size * 1.5)
         self.K = bank
         self.photo_prob = photo_prob
         self.max_motion = max_motion if max_motion is not None else size / 4
+        self.small_frac, self.text, self.degrade = small_frac, text, degrade
+        self.tex_max_scale = tex_max_scale
         self.g = torch.Generator(device=self.dev)
         self.g.manual_seed(seed)
         self.cpu_rng = np.random.default_rng(seed)
@@ -110,7 +120,7 @@ class Synth:
         R = self.R
         # texture px per pool px: log-uniform; below 1 = downscale (sharper, smaller detail)
         lo = max(R / min(H, W), 0.3)
-        hi = max(lo, 1.3)
+        hi = max(lo, self.tex_max_scale)
         sc = math.exp(rng.uniform(math.log(lo), math.log(hi)))
         aspect = math.exp(rng.uniform(-0.15, 0.15))
         ch = min(H, round(R / sc * aspect))
@@ -155,7 +165,7 @@ class Synth:
         """Displacement magnitude between frame 0 and frame 1, in pixels."""
         small = torch.exp(self._u(*shape, lo=math.log(0.05), hi=math.log(2.0)))
         large = self.max_motion * self._u(*shape) ** 2
-        return torch.where(self._bern(0.3, *shape), small, large)
+        return torch.where(self._bern(self.small_frac, *shape), small, large)
 
     # ------------------------------------------------------------------ geometry
     @staticmethod
@@ -316,7 +326,7 @@ class Synth:
         n_sp = self.sprites.shape[0]
         sid = torch.randint(0, n_sp, (B, T), generator=self.g, device=dev)
         kind = self.sprite_kind[sid]
-        on = torch.stack((self._bern(0.25, B), self._bern(0.35, B), self._bern(0.15, B)), 1)
+        on = torch.stack([self._bern(min(1.0, p * self.text), B) for p in (0.25, 0.35, 0.15)], 1)
         # screen px per sprite px (sprites are 48 px high; relative to a 256 px crop)
         scale = torch.exp(self._u(B, T, lo=math.log(0.35), hi=math.log(1.2))) * (S / 256)
         # position: subtitles low in the frame, logos in a corner, the rest anywhere
@@ -372,14 +382,17 @@ class Synth:
         """img [B,tau,3,S,S] -> degraded; gains exact at every tau."""
         B, S, dev = img.shape[0], self.S, self.dev
         # brightness change between frames: gain exp(beta * tau), per channel a little
-        beta = torch.where(self._bern(0.3, B, 1), self._n(B, 1, std=0.1), torch.zeros(B, 1, device=dev))
-        cbeta = torch.where(self._bern(0.1, B, 3), self._n(B, 3, std=0.04), torch.zeros(B, 3, device=dev))
+        d = self.degrade
+        beta = torch.where(self._bern(min(1.0, 0.3 * d), B, 1), self._n(B, 1, std=0.1),
+                           torch.zeros(B, 1, device=dev))
+        cbeta = torch.where(self._bern(min(1.0, 0.1 * d), B, 3), self._n(B, 3, std=0.04),
+                            torch.zeros(B, 3, device=dev))
         gain = torch.exp((beta + cbeta)[:, None, :] * taus[:, :, None])  # [B,tau,3]
         img = img * gain[..., None, None]
         # shared Gaussian blur (defocus) for all three frames of the first quarter of the
         # batch; noise on half; JPEG-like compression on 30% (samples are iid, so a fixed
         # slice is a random subset, and no host-device sync is needed)
-        nb, nn_, nj = round(0.25 * B), round(0.5 * B), round(0.3 * B)
+        nb, nn_, nj = (min(B, round(f * d * B)) for f in (0.25, 0.5, 0.3))
         img = img.clone()
         if nb:
             sig = self._u(nb, lo=0.3, hi=1.2)
@@ -396,7 +409,7 @@ class Synth:
             ns = self._u(nn_, hi=0.02)
             img[B - nn_:] += self._n(nn_, 3, 3, S, S) * ns[:, None, None, None, None]
         if nj and S % 8 == 0:  # independent JPEG-like compression of every frame
-            o = round(0.2 * B)  # overlaps both the blurred and the noisy part
+            o = min(round(0.2 * B), B - nj)  # overlaps both the blurred and the noisy part
             q = self._u(nj, lo=30, hi=92)
             img[o:o + nj] = self._jpeg(img[o:o + nj].clamp(0, 1), q)
         return img

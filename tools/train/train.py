@@ -227,6 +227,7 @@ class Trainee:
         self.log, self.acc, self.nacc = [], {}, 0
         self.steps = 0
         self.val = None
+        self.data = {}
 
     def metadata(self, args, samples, train_s, last):
         samples = self.steps * args.batch  # this model's own (it may skip batches)
@@ -243,7 +244,8 @@ class Trainee:
             "losses": last,
             "davis_val_pytorch": {k: v for k, v in (self.val or {}).items() if k != "per_triplet"},
             "data": "tools/train/synth.py on .pool (tools/train/make_pool.py), "
-                    f"{args.size}x{args.size}, t~U(0.05,0.95)",
+                    f"{args.size}x{args.size}, t~U(0.05,0.95)"
+                    + (f", data mix {self.data}" if self.data else ""),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "history": hist,
             "params": self.nparams,
@@ -261,9 +263,28 @@ class Trainee:
                          dtype="F16")
         os.replace(path + ".tmp", path)
         with open(os.path.join(args.out, f"{self.name}.log.json"), "w") as f:
-            json.dump({"name": self.name, "config": self.cfg, "params": self.nparams,
+            json.dump({"name": self.name, "config": self.cfg, "data": self.data, "params": self.nparams,
                        "run_id": args.run_id, "resumed_from": self.prev,
                        "args": vars(args), "log": self.log, "val": self.val}, f, indent=1)
+
+
+class DataGroup:
+    """A generator and the models that train on its batches."""
+
+    def __init__(self, gen):
+        self.gen, self.models, self.batch = gen, [], None
+
+
+def parse_data(spec):
+    """NAME=KNOB=VALUE[,KNOB=VALUE...] -> (NAME, {knob: float})"""
+    name, rest = spec.split("=", 1)
+    knobs = {}
+    for item in rest.split(","):
+        knob, value = item.split("=")
+        if knob not in Synth.DATA_KNOBS:
+            sys.exit(f"--data {name}: unknown knob {knob!r} (known: {', '.join(Synth.DATA_KNOBS)})")
+        knobs[knob] = float(value)
+    return name, knobs
 
 
 def lr_at(args, step, frac):
@@ -277,6 +298,9 @@ def main():
     ap.add_argument("--model", action="append", default=[],
                     help="NAME=VARIANT:C1:C2[:FILM_HIDDEN:REFINE_WIDTH] (repeatable)")
     ap.add_argument("--resume", action="append", default=[], help="NAME=FILE.safetensors")
+    ap.add_argument("--data", action="append", default=[],
+                    help="NAME=KNOB=VALUE[,KNOB=VALUE...]: that model's own data mix, for "
+                         "ablations (knobs: " + ", ".join(Synth.DATA_KNOBS) + ")")
     ap.add_argument("--init", action="append", default=[],
                     help="NAME=FILE: a new model warm-started from another model's weights")
     ap.add_argument("--compile-census", type=int, default=1,
@@ -335,11 +359,25 @@ def main():
         models[-1].every = every
         print(f"[{name}] {cfg} params {models[-1].nparams:,}", flush=True)
 
-    gen = Synth(args.pool, device, args.size, bank=args.bank, max_motion=args.max_motion,
-                seed=args.seed * 7919 + zlib.crc32(args.run_id.encode()) % 100000)
+    # One generator per distinct data mix; models with the same mix share its batches.
+    datas = dict(parse_data(d) for d in args.data)
+    if set(datas) - {m.name for m in models}:
+        sys.exit(f"--data names no model: {sorted(set(datas) - {m.name for m in models})}")
+    groups = {}
+    for m in models:
+        m.data = datas.get(m.name, {})
+        key = tuple(sorted(m.data.items()))
+        if key not in groups:
+            knobs = {"max_motion": args.max_motion, **m.data}
+            seed = args.seed * 7919 + zlib.crc32((args.run_id + repr(key)).encode()) % 100000
+            groups[key] = DataGroup(Synth(args.pool, device, args.size, bank=args.bank,
+                                          seed=seed, **knobs))
+        groups[key].models.append(m)
+    groups = list(groups.values())
     triplets = load_triplets(args.val)
-    print(f"pool {len(gen.pool)} images, bank {gen.K}x{gen.R}, {len(triplets)} val triplets, "
-          f"setup {time.time() - t_start:.1f}s", flush=True)
+    gen = groups[0].gen
+    print(f"pool {len(gen.pool)} images, bank {gen.K}x{gen.R}, {len(groups)} data mix(es), "
+          f"{len(triplets)} val triplets, setup {time.time() - t_start:.1f}s", flush=True)
     if args.val_start:
         for m in models:
             if m.resumed:
@@ -376,28 +414,32 @@ def main():
         frac = el / budget
         fw = args.flow_w * max(0.0, 1 - frac / args.flow_until) if args.flow_until > 0 else 0.0
         use = step % args.reuse
-        if use == 0:
-            timed = step % (args.log_every * args.reuse) == args.reuse
-            if timed:
-                sync()
-                tg = time.time()
-            b = gen.sample(args.batch, flow=fw > 0)
-            generated += args.batch
-            if timed:
-                sync()
-                gen_s += time.time() - tg
-                gen_n += 1
-        else:  # mirror left-right and reverse time: a different sample of the same scene
-            b = {"img0": b["img1"].flip(-1), "img1": b["img0"].flip(-1),
-                 "imgt": b["imgt"].flip(-1), "t": 1 - b["t"]}
+        timed = use == 0 and step % (args.log_every * args.reuse) == args.reuse
+        if timed:
+            sync()
+            tg = time.time()
+        for g in groups:
+            if use == 0:
+                g.batch = g.gen.sample(args.batch, flow=fw > 0)
+                generated += args.batch
+            else:  # mirror left-right and reverse time: a different sample of the same scene
+                b = g.batch
+                g.batch = {"img0": b["img1"].flip(-1), "img1": b["img0"].flip(-1),
+                           "imgt": b["imgt"].flip(-1), "t": 1 - b["t"]}
+        if timed:
+            sync()
+            gen_s += (time.time() - tg) / len(groups)
+            gen_n += 1
+        if use:
             fw = 0.0
-        img0, img1, gt, t = b["img0"], b["img1"], b["imgt"], b["t"]
-        if args.channels_last and device.type == "cuda":
-            img0 = img0.contiguous(memory_format=torch.channels_last)
-            img1 = img1.contiguous(memory_format=torch.channels_last)
-        for m in models:
+        for m in (m for g in groups for m in g.models):
             if step % m.every:
                 continue
+            b = next(g.batch for g in groups if m in g.models)
+            img0, img1, gt, t = b["img0"], b["img1"], b["imgt"], b["t"]
+            if args.channels_last and device.type == "cuda":
+                img0 = img0.contiguous(memory_format=torch.channels_last)
+                img1 = img1.contiguous(memory_format=torch.channels_last)
             lr = lr_at(args, m.steps, frac)
             for gp in m.opt.param_groups:
                 gp["lr"] = lr
