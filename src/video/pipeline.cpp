@@ -25,6 +25,13 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t decoded_capacity = 4;
 constexpr std::size_t output_capacity = 8;
 
+// A decoded frame with its scene-cut thumbnail, made on the decoding thread: the interpolating
+// thread is the pipeline's pace on a GPU, and the thumbnail was its largest host cost.
+struct DecodedFrame {
+  SourceFrame source;
+  Thumbnail thumbnail;  // empty without scene-cut detection
+};
+
 struct OutputFrame {
   std::shared_ptr<const Frame> image;  // shared when a source frame is repeated
   std::int64_t index = 0;
@@ -91,7 +98,8 @@ class Interpolator {
   }
 
   // False when stopped.
-  bool add(SourceFrame frame, std::stop_token stop) {
+  bool add(DecodedFrame decoded, std::stop_token stop) {
+    SourceFrame& frame = decoded.source;
     if (!window_.empty() && frame.time <= window_.back().time) {
       if (!warned_order_)
         messages_.add(name_ + ": a frame at " + clock_text(frame.time) +
@@ -100,10 +108,7 @@ class Interpolator {
       return true;
     }
     HeldFrame held{std::make_shared<const Frame>(std::move(frame.image)), frame.time, frame.duration};
-    if (detector_) {
-      BusyTimer busy(counters_.interpolate_ns);
-      detector_->add(*held.image);
-    }
+    if (detector_) detector_->add(std::move(decoded.thumbnail));
     window_.push_back(std::move(held));
     if (!scheduler_.started()) return render(scheduler_.add(window_.back().time, false), nullptr, window_.back(), stop);
     // Cut decisions look `span` frames ahead; without detection one frame is enough.
@@ -210,7 +215,7 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   messages.forward(hooks.warning);
 
   Counters counters;
-  BoundedQueue<SourceFrame> decoded(decoded_capacity);
+  BoundedQueue<DecodedFrame> decoded(decoded_capacity);
   BoundedQueue<OutputFrame> outputs(output_capacity);
   Interpolator interpolator(engine, source, rate, job.scene_threshold, outputs, counters, messages);
 
@@ -238,13 +243,15 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
     std::stop_callback abort(stop, [&] { source.abort(); });
     for (;;) {
       std::optional<SourceFrame> frame;
+      Thumbnail thumbnail;
       {
         BusyTimer busy(counters.decode_ns);
         frame = source.next([&](AVPacket& packet) { sink.copy(packet); });
+        if (frame && job.scene_threshold) thumbnail = make_thumbnail(frame->image);
       }
       if (!frame) break;
       ++counters.decoded;
-      if (!decoded.push(std::move(*frame), stop)) return;
+      if (!decoded.push({std::move(*frame), std::move(thumbnail)}, stop)) return;
     }
     decoded.close();
   }));

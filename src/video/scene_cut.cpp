@@ -115,7 +115,7 @@ SceneCutDetector::SceneCutDetector(double threshold) : threshold_(threshold) {
                 "the scene threshold must be in (0, 1] (got " + std::to_string(threshold) + ")");
 }
 
-void SceneCutDetector::add(const Frame& frame) { window_.push_back(make_thumbnail(frame)); }
+void SceneCutDetector::add(Thumbnail thumbnail) { window_.push_back(std::move(thumbnail)); }
 
 bool SceneCutDetector::exceeds(std::int64_t a, std::int64_t b) const {
   return scene_change(window_[std::size_t(a - first_)], window_[std::size_t(b - first_)]) >

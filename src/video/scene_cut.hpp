@@ -42,8 +42,9 @@ class SceneCutDetector {
   explicit SceneCutDetector(double threshold);
 
   // Appends the stream's next frame (index = number of frames added before); all frames of
-  // a stream have one size.
-  void add(const Frame& frame);
+  // a stream have one size. A thumbnail may be made elsewhere (another thread) beforehand.
+  void add(const Frame& frame) { add(make_thumbnail(frame)); }
+  void add(Thumbnail thumbnail);
   // Whether a cut lies between frames k and k+1. Decides with the frames added so far, so
   // call it once frame k + span is added, or at the end of the stream. Frames before k - span
   // + 1 are forgotten: ask in increasing k.
