@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -26,10 +27,14 @@ std::filesystem::path resolve_model(const std::string& name_or_path);
 class Engine {
  public:
   Engine(Model model, const BackendRequest& backend = {}, const RuntimeOptions& options = {});
+  // The model chosen once the backend is known (e.g. a larger model on a hardware GPU):
+  // `pick` sees the backend that was made for the request.
+  using ModelPicker = std::function<Model(const Backend&)>;
+  Engine(const ModelPicker& pick, const BackendRequest& backend = {},
+         const RuntimeOptions& options = {});
 
   const Model& model() const noexcept { return model_; }
   const std::string& backend_name() const noexcept { return backend_name_; }
-  bool on_hardware_gpu() const { return backend_->hardware_gpu(); }
   // Non-empty when `auto` fell back to another backend than the one it prefers.
   const std::string& backend_warning() const noexcept { return backend_warning_; }
 
@@ -42,6 +47,9 @@ class Engine {
   Runtime& runtime(int width, int height);
 
  private:
+  Engine(BackendChoice choice, const ModelPicker& pick, const BackendRequest& backend,
+         const RuntimeOptions& options);
+
   Model model_;
   RuntimeOptions options_;
   std::unique_ptr<Backend> backend_;

@@ -72,12 +72,9 @@ class Reporter {
 // watched live). An explicit name or file is used as given.
 Engine make_interpolation_engine(const EngineOptions& options, bool to_file) {
   if (options.model != "default" || !to_file) return make_engine(options);
-  EngineOptions tier = options;
-  tier.model = "quality";
-  Engine quality = make_engine(tier);  // shows a backend fallback warning, if any, once
-  if (quality.on_hardware_gpu()) return quality;
-  tier.model = "fast";
-  return Engine(load_model(tier.model), {tier.backend, tier.device}, runtime_options(tier));
+  return make_engine(options, [](const Backend& backend) {
+    return load_model(backend.hardware_gpu() ? "quality" : "fast");
+  });
 }
 
 std::string model_line(const Engine& engine) {

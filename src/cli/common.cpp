@@ -51,8 +51,12 @@ Model load_model(const std::string& name_or_path) {
 }
 
 Engine make_engine(const EngineOptions& options) {
+  return make_engine(options, [&](const Backend&) { return load_model(options.model); });
+}
+
+Engine make_engine(const EngineOptions& options, const Engine::ModelPicker& pick) {
   const auto runtime = runtime_options(options);  // validates before the model is read
-  Engine engine(load_model(options.model), {options.backend, options.device}, runtime);
+  Engine engine(pick, {options.backend, options.device}, runtime);
   if (!engine.backend_warning().empty()) warn(engine.backend_warning());
   return engine;
 }

@@ -26,6 +26,8 @@ RuntimeOptions runtime_options(const EngineOptions& options);
 Model load_model(const std::string& name_or_path);
 // Loads the model, creates the engine, and prints a fallback warning once on stderr.
 Engine make_engine(const EngineOptions& options);
+// The same with the model picked once the backend is known (options.model is not used).
+Engine make_engine(const EngineOptions& options, const Engine::ModelPicker& pick);
 
 // "1280x720" -> {1280, 720}; throws Error(invalid_argument).
 std::pair<int, int> parse_size(const std::string& text);

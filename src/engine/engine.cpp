@@ -16,10 +16,17 @@ void check_t(float t) {
 }  // namespace
 
 Engine::Engine(Model model, const BackendRequest& backend, const RuntimeOptions& options)
-    : model_(std::move(model)), options_(options) {
-  auto choice = make_backend(backend);
-  backend_ = std::move(choice.backend);
-  backend_warning_ = std::move(choice.warning);
+    : Engine([&](const Backend&) { return std::move(model); }, backend, options) {}
+
+Engine::Engine(const ModelPicker& pick, const BackendRequest& backend, const RuntimeOptions& options)
+    : Engine(make_backend(backend), pick, backend, options) {}
+
+Engine::Engine(BackendChoice choice, const ModelPicker& pick, const BackendRequest& backend,
+               const RuntimeOptions& options)
+    : model_(pick(*choice.backend)),
+      options_(options),
+      backend_(std::move(choice.backend)),
+      backend_warning_(std::move(choice.warning)) {
   std::string why;
   if (!backend_->supports(model_, why)) {
     if (backend.name != "auto")
