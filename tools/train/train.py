@@ -212,7 +212,8 @@ class Trainee:
                 total = len(net.state_dict())
                 print(f"[{name}] initialised from {init}: {len(copied)} of {total} tensors copied, "
                       f"zeroed {zeroed}", flush=True)
-                self.history = [{"init_from": os.path.basename(init), "tensors_copied": len(copied)}]
+                self.history = [{"init_from": os.path.basename(init),
+                                 "tensors_copied": len(copied)}]
         self.resumed = bool(resume)
         self.net = net.to(device).train()
         if args.channels_last and device.type == "cuda":
@@ -263,7 +264,8 @@ class Trainee:
                          dtype="F16")
         os.replace(path + ".tmp", path)
         with open(os.path.join(args.out, f"{self.name}.log.json"), "w") as f:
-            json.dump({"name": self.name, "config": self.cfg, "data": self.data, "params": self.nparams,
+            json.dump({"name": self.name, "config": self.cfg, "data": self.data,
+                       "params": self.nparams,
                        "run_id": args.run_id, "resumed_from": self.prev,
                        "args": vars(args), "log": self.log, "val": self.val}, f, indent=1)
 
@@ -432,38 +434,39 @@ def main():
             gen_n += 1
         if use:
             fw = 0.0
-        for m in (m for g in groups for m in g.models):
-            if step % m.every:
-                continue
-            b = next(g.batch for g in groups if m in g.models)
+        for g in groups:
+            b = g.batch
             img0, img1, gt, t = b["img0"], b["img1"], b["imgt"], b["t"]
             if args.channels_last and device.type == "cuda":
                 img0 = img0.contiguous(memory_format=torch.channels_last)
                 img1 = img1.contiguous(memory_format=torch.channels_last)
-            lr = lr_at(args, m.steps, frac)
-            for gp in m.opt.param_groups:
-                gp["lr"] = lr
-            with amp:
-                o = m.net.forward_train(img0, img1, t)
-            pred = o["pred"].float()
-            l_rec = charb(pred - gt)
-            l_grad = grad_loss(pred, gt)
-            l_cen = census_fn(pred, gt) if args.census_w > 0 else torch.zeros((), device=device)
-            loss = l_rec + args.grad_w * l_grad + args.census_w * l_cen
-            if fw > 0 and "flow" in b:
-                l_flow = charb((o["flow"].float() - b["flow"]) / 20.0)
-                loss = loss + fw * l_flow
-            else:
-                l_flow = torch.zeros((), device=device)
-            m.opt.zero_grad(set_to_none=True)
-            loss.backward()
-            gn = torch.nn.utils.clip_grad_norm_(m.net.parameters(), args.clip)
-            m.opt.step()
-            m.steps += 1
-            for k, v in (("loss", loss), ("loss_rec", l_rec), ("loss_grad", l_grad),
-                         ("loss_census", l_cen), ("loss_flow", l_flow), ("grad_norm", gn)):
-                m.acc[k] = m.acc.get(k, 0.0) + v.detach()
-            m.nacc += 1
+            for m in g.models:
+                if step % m.every:
+                    continue
+                lr = lr_at(args, m.steps, frac)
+                for gp in m.opt.param_groups:
+                    gp["lr"] = lr
+                with amp:
+                    o = m.net.forward_train(img0, img1, t)
+                pred = o["pred"].float()
+                l_rec = charb(pred - gt)
+                l_grad = grad_loss(pred, gt)
+                l_cen = census_fn(pred, gt) if args.census_w > 0 else torch.zeros((), device=device)
+                loss = l_rec + args.grad_w * l_grad + args.census_w * l_cen
+                if fw > 0 and "flow" in b:
+                    l_flow = charb((o["flow"].float() - b["flow"]) / 20.0)
+                    loss = loss + fw * l_flow
+                else:
+                    l_flow = torch.zeros((), device=device)
+                m.opt.zero_grad(set_to_none=True)
+                loss.backward()
+                gn = torch.nn.utils.clip_grad_norm_(m.net.parameters(), args.clip)
+                m.opt.step()
+                m.steps += 1
+                for k, v in (("loss", loss), ("loss_rec", l_rec), ("loss_grad", l_grad),
+                             ("loss_census", l_cen), ("loss_flow", l_flow), ("grad_norm", gn)):
+                    m.acc[k] = m.acc.get(k, 0.0) + v.detach()
+                m.nacc += 1
         step += 1
         samples += args.batch
         if step % args.log_every == 0:
