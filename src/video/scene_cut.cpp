@@ -41,10 +41,6 @@ float correlation(const Thumbnail& a, int ax, int ay, const BlockStats& sa, cons
   return covariance / (block * block) / (sa.deviation * sb.deviation + 1e-9f);
 }
 
-}  // namespace
-
-namespace {
-
 // Adds each pixel's luma to its thumbnail cell. A column's cell is looked up, not divided out
 // per pixel: with a division and a depth branch per sample this ran at ~60 frames/s at 1080p
 // and was the interpolation thread's largest cost on a GPU.
