@@ -21,13 +21,20 @@ description, so the frame at t is exact for any t in (0, 1):
     JPEG-like 8x8 DCT quantisation, 8-bit rounding;
   * motion statistics: the background and each layer draw a displacement |d(1) - d(0)| from
     a mixture: small (log-uniform 0.05-2 px, 30%), or max_motion * u^2 (70%); 12% of scenes
-    have a static camera, 3% are entirely static; random time reversal.
+    have a static camera, 3% are entirely static; random time reversal;
+  * non-rigid motion (knob `nonrigid`): a layer's coordinates also move by tau * A * w(u),
+    a smooth random field w over the layer's own coordinates u, so objects bend and stretch
+    while they move (limbs, cloth, water) instead of moving as rigid planes;
+  * motion blur (knob `motion_blur`): a frame is the mean of renders over an exposure
+    interval around its tau, as a camera's shutter integrates, for the frame at t as well.
 
 Ground-truth backward flows at t (dx0, dy0, dx1, dy1: the pixel p of the frame at t shows the
 content found at p + (dx0, dy0) in frame 0 and p + (dx1, dy1) in frame 1) come from the same
-matrices (M(0)^-1 M(t) p - p), composited with the layers' alpha like the colours.
+matrices (M(0)^-1 M(t) p - p), composited with the layers' alpha like the colours. With
+non-rigid motion the frame-0 flow stays exact (the deformation is zero at tau = 0) and the
+frame-1 flow undoes the deformation to first order. With motion blur the flows are those of
+the exposure centres.
 """
-import glob
 import math
 import os
 
@@ -62,19 +69,27 @@ class Synth:
                   "max_motion": None,     # largest displacement in px (None: size / 4)
                   "text": 1.0,            # scales the probabilities of the three text slots
                   "degrade": 1.0,         # scales blur / noise / JPEG / brightness-change shares
-                  "tex_max_scale": 1.3}   # largest texture upscale (lower: sharper textures)
+                  "tex_max_scale": 1.3,   # largest texture upscale (lower: sharper textures)
+                  "nonrigid": 0.0,        # share of layers that also deform (0: rigid layers)
+                  "motion_blur": 0.0,     # share of scenes filmed with an open shutter
+                  "size": 256}            # crop size in px (train.py: --size unless given)
 
     def __init__(self, pool_dir, device="cuda", size=256, bank=1024, bank_res=None,
                  photo_prob=0.65, max_motion=None, seed=0, refresh_every=8, refresh_count=None,
-                 small_frac=0.3, text=1.0, degrade=1.0, tex_max_scale=1.3):
+                 small_frac=0.3, text=1.0, degrade=1.0, tex_max_scale=1.3, nonrigid=0.0,
+                 motion_blur=0.0):
         self.dev = torch.device(device)
-        self.S = size
+        self.S = size = int(size)
         self.R = bank_res or int(size * 1.5)
         self.K = bank
         self.photo_prob = photo_prob
         self.max_motion = max_motion if max_motion is not None else size / 4
         self.small_frac, self.text, self.degrade = small_frac, text, degrade
         self.tex_max_scale = tex_max_scale
+        self.nonrigid, self.motion_blur = nonrigid, motion_blur
+        # renders per frame when blurring: the exposure interval's samples (at most 2 px
+        # apart, see _exposures, so streaks up to 12 px)
+        self.n_sub = 7 if motion_blur > 0 else 1
         self.g = torch.Generator(device=self.dev)
         self.g.manual_seed(seed)
         self.cpu_rng = np.random.default_rng(seed)
@@ -184,6 +199,12 @@ class Synth:
         v = torch.einsum("...ij,yxj->...yxi", M, self.pix)
         return v[..., :2] / v[..., 2:3].clamp_min(1e-3)
 
+    @staticmethod
+    def _project(M, pts):
+        """Projective map of points: M [B,L,3,3], pts [B,L,S,S,2] -> [B,L,S,S,2]."""
+        v = torch.einsum("blij,blyxj->blyxi", M, F.pad(pts, (0, 1), value=1.0))
+        return v[..., :2] / v[..., 2:3].clamp_min(1e-3)
+
     # ------------------------------------------------------------------ the sample
     @torch.no_grad()
     def sample(self, B, t=None, degrade=True, flow=True):
@@ -229,24 +250,35 @@ class Synth:
         c = self._u(B, L, 2, lo=-0.45 * S, hi=0.45 * S)
         c[:, 0] = 0
         d0 = self._u(B, L, 2, lo=-0.5, hi=0.5) - D * self._u(B, L, 1)  # frame-0 offset
+        deform = self._deformation(B, L, mag, static_scene) if self.nonrigid > 0 else None
+
+        # render times: each frame's tau, or with motion blur n_sub taus over its exposure
+        J = self.n_sub
+        rtaus = taus
+        if J > 1:
+            rtaus = self._exposures(taus, mag, deform, static_scene)
+        NT = rtaus.shape[1]  # [B, 3 * J]: frame k's exposure centre is k * J + J // 2
+        c0, ct, c1 = J // 2, J + J // 2, 2 * J + J // 2
         mats = []
-        for k in range(3):
-            tau = taus[:, k][:, None]
+        for k in range(NT):
+            tau = rtaus[:, k][:, None]
             d = d0 + D * tau[..., None]
             pp = p0 + dp * tau[..., None]
             mats.append(self._matrix(th0 + dth * tau, torch.exp(zm0 + dzm * tau),
                                      pp[..., 0], pp[..., 1], -c[..., 0] - d[..., 0],
                                      -c[..., 1] - d[..., 1]))
-        M = torch.stack(mats, 2)  # [B,L,3,3,3] (tau axis 2)
-        V = self._apply(M)  # [B,L,3,S,S,2] layer coordinates (screen px units)
+        M = torch.stack(mats, 2)  # [B,L,NT,3,3] (tau axis 2)
+        V = self._apply(M)  # [B,L,NT,S,S,2] layer coordinates (screen px units)
+        if deform is not None:  # zero at tau = 0, the full field A * w(u) at tau = 1
+            V = V + rtaus[:, None, :, None, None, None] * self._displacement(deform, V)
 
         # texture: sigma texture px per layer px
         sigma = torch.exp(self._u(B, L, lo=math.log(0.8), hi=math.log(1.25)))
         idx = torch.randint(0, self.K, (B * L,), generator=self.g, device=dev)
         tex = self.bank[idx].float()  # [B*L,3,R,R]
-        gt = (V * (sigma[..., None, None, None, None] / ((R - 1) / 2))).reshape(B * L, 3 * S, S, 2)
+        gt = (V * (sigma[..., None, None, None, None] / ((R - 1) / 2))).reshape(B * L, NT * S, S, 2)
         col = F.grid_sample(tex, gt, mode="bilinear", padding_mode="reflection",
-                            align_corners=True).view(B, L, 3, 3, S, S)  # [B,L,C,tau,S,S]
+                            align_corners=True).view(B, L, 3, NT, S, S)  # [B,L,C,tau,S,S]
         gain = torch.exp(self._n(B, L, 3, 1, 1, 1, std=0.07))
         col = (col * gain).clamp_(0, 1)
 
@@ -256,9 +288,9 @@ class Synth:
         present = (torch.arange(N_FG, device=dev)[None] < nfg[:, None]).float()  # [B,4]
         rad = torch.exp(self._u(B, N_FG, 2, lo=math.log(0.06 * S), hi=math.log(0.35 * S)))
         field = self._mask_fields(B * N_FG)  # [B*4,1,m,m]
-        gm = (V[:, 1:] / rad[:, :, None, None, None, :]).reshape(B * N_FG, 3 * S, S, 2)
+        gm = (V[:, 1:] / rad[:, :, None, None, None, :]).reshape(B * N_FG, NT * S, S, 2)
         f = F.grid_sample(field, gm, mode="bilinear", padding_mode="border",
-                          align_corners=True).view(B, N_FG, 1, 3, S, S)
+                          align_corners=True).view(B, N_FG, 1, NT, S, S)
         edge = torch.exp(self._u(B, N_FG, lo=math.log(0.3), hi=math.log(1.5)))
         # the field is ~1-1.5 r^2: gradient ~ 2.4 / rad per pixel
         k = rad.mean(-1) / (2.4 * edge)
@@ -266,24 +298,23 @@ class Synth:
         # time-varying opacity is NOT used: a layer is opaque wherever its mask says
 
         # ---- composite photo layers, and the flows at t
-        img = col[:, 0]  # [B,3,tau,S,S]
-        # flows of every layer: proj(M(tau)^-1 M(t) p) - p for tau = 0, 1
+        img = col[:, 0]  # [B,3,NT,S,S]
         want_flow = flow
         flow = None
         if want_flow:
-            Mt = M[:, :, 1]
-            F0 = self._apply(_inv3(M[:, :, 0]) @ Mt) - self.pix[..., :2]
-            F1 = self._apply(_inv3(M[:, :, 2]) @ Mt) - self.pix[..., :2]
-            flows = torch.cat((F0, F1), -1).permute(0, 1, 4, 2, 3)  # [B,L,4,S,S]
+            flows = torch.cat(self._layer_flows(M, V, deform, c0, ct, c1), -1)
+            flows = flows.permute(0, 1, 4, 2, 3)  # [B,L,4,S,S]
             flow = flows[:, 0]
         for l in range(N_FG):
-            a = alpha[:, l]  # [B,1,3,S,S]
+            a = alpha[:, l]  # [B,1,NT,S,S]
             img = img + a * (col[:, l + 1] - img)
             if want_flow:
-                flow = flow + a[:, :, 1] * (flows[:, l + 1] - flow)
+                flow = flow + a[:, :, ct] * (flows[:, l + 1] - flow)
 
         # ---- text: moving text (slot 0), static overlays (slots 1, 2)
-        img, flow = self._text(img, flow, t, B, scene_scale, static_scene)
+        img, flow = self._text(img, flow, rtaus, ct, B, scene_scale, static_scene)
+        if J > 1:  # the shutter integrates each frame's exposure interval
+            img = img.view(B, 3, 3, J, S, S).mean(3)
 
         # ---- photometric: brightness change linear in tau, shared blur, noise, JPEG
         img = img.permute(0, 2, 1, 3, 4)  # [B,tau,3,S,S]
@@ -303,6 +334,57 @@ class Synth:
             out["flow"] = torch.where(r, flow[:, [2, 3, 0, 1]], flow).contiguous()
         return out
 
+    # ------------------------------------------------------------------ non-rigid motion
+    def _deformation(self, B, L, mag, static_scene):
+        """A smooth random displacement field per layer: (field [B*L,2,m,m] of unit scale,
+        amplitude A [B,L] in px, extent [B,L] in layer px covered by the field's [-1, 1])."""
+        S = self.S
+        on = self._bern(self.nonrigid, B, L) & ~static_scene[:, None]
+        extent = self._u(B, L, lo=0.15 * S, hi=0.6 * S)
+        # a share of the layer's own motion plus a little, and at most a fifth of the field's
+        # extent, so the map never folds over
+        amp = self._u(B, L) * (0.35 * mag + 1.5)
+        amp = torch.minimum(amp, 0.2 * extent) * on
+        amp[:, 0] *= 0.5  # the background / camera layer bends less (water, foliage)
+        field = self._smooth_noise(B * L, 2, octaves=((3, 1.0), (6, 0.4)))
+        return field, amp, extent
+
+    def _displacement(self, deform, pts):
+        """A * w(pts) for layer coordinates pts [B,L,...,2] -> [B,L,...,2] px."""
+        field, amp, extent = deform
+        B, L = pts.shape[:2]
+        g = (pts / extent.view(B, L, *([1] * (pts.dim() - 2)))).reshape(B * L, -1, pts.shape[-2], 2)
+        w = F.grid_sample(field, g, mode="bilinear", padding_mode="reflection",
+                          align_corners=True)  # [B*L,2,X,Y]
+        w = w.view(B, L, 2, *pts.shape[2:-1]).movedim(2, -1)
+        return w * amp.view(B, L, *([1] * (pts.dim() - 2)))
+
+    def _layer_flows(self, M, V, deform, c0, ct, c1):
+        """Backward flows (frame 0, frame 1) of every layer at the frame at t: where the
+        layer point that pixel p of the frame at t shows sits in frame 0 and in frame 1,
+        minus p. [B,L,S,S,2] each."""
+        vt = V[:, :, ct]  # layer coordinates seen by the pixels of the frame at t
+        v1 = vt
+        if deform is not None:  # undo frame 1's deformation (A * w) to first order
+            v1 = vt - self._displacement(deform, vt)
+        pix = self.pix[..., :2]
+        return (self._project(_inv3(M[:, :, c0]), vt) - pix,
+                self._project(_inv3(M[:, :, c1]), v1) - pix)
+
+    # ------------------------------------------------------------------ motion blur
+    def _exposures(self, taus, mag, deform, static_scene):
+        """Render times [B, 3 * n_sub]: n_sub taus spread evenly over each frame's exposure
+        (a share of the frame interval), centred on the frame's tau. The exposure is capped
+        so that neighbouring renders are at most 2 px apart: a smooth streak, not copies."""
+        B, J = taus.shape[0], self.n_sub
+        fastest = mag.amax(1) + (deform[1].amax(1) if deform is not None else 0.0)
+        cap = 2.0 * (J - 1) / fastest.clamp_min(1e-3)
+        open_ = self._bern(self.motion_blur, B) & ~static_scene
+        expo = torch.where(open_, torch.minimum(self._u(B, lo=0.3, hi=1.0), cap),
+                           torch.zeros(B, device=self.dev))
+        off = (torch.arange(J, device=self.dev) - J // 2) / (J - 1)  # exactly 0 at the centre
+        return (taus[:, :, None] + expo[:, None, None] * off).reshape(B, 3 * J)
+
     def _mask_fields(self, n, m=64):
         """Blob fields on [-1,1]^2: positive inside, negative at the border."""
         dev = self.dev
@@ -312,15 +394,22 @@ class Synth:
         pexp = torch.where(self._bern(0.3, n), self._u(n, lo=4, hi=10), self._u(n, lo=1.5, hi=2.5))
         r = (xx.abs()[None] ** pexp[:, None, None] + yy.abs()[None] ** pexp[:, None, None])
         r = r ** (2 / pexp[:, None, None])
-        noise = torch.zeros(n, 1, m, m, device=dev)
         amp = torch.where(pexp > 3, self._u(n, hi=0.15), self._u(n, lo=0.1, hi=0.45))
-        for cells, w in ((4, 1.0), (8, 0.5), (16, 0.25)):
-            z = self._n(n, 1, cells, cells)
-            noise += w * F.interpolate(z, size=(m, m), mode="bicubic", align_corners=True)
-        noise = noise / 1.3
+        noise = self._smooth_noise(n, 1, m=m) / 1.3
         return (1.0 - 1.5 * r[:, None]) + amp[:, None, None, None] * noise
 
-    def _text(self, img, flow, t, B, scene_scale, static_scene):
+    def _smooth_noise(self, n, channels, m=64, octaves=((4, 1.0), (8, 0.5), (16, 0.25))):
+        """Sum of bicubically upsampled Gaussian noise grids [n, channels, m, m]; octaves are
+        (cells across, weight)."""
+        noise = torch.zeros(n, channels, m, m, device=self.dev)
+        for cells, w in octaves:
+            z = self._n(n, channels, cells, cells)
+            noise += w * F.interpolate(z, size=(m, m), mode="bicubic", align_corners=True)
+        return noise
+
+    def _text(self, img, flow, rtaus, ct, B, scene_scale, static_scene):
+        """Composite the text slots over img [B,3,NT,S,S] rendered at rtaus [B,NT]; the flow
+        is that of the frame at t (render ct)."""
         S, dev = self.S, self.dev
         T = N_TEXT
         n_sp = self.sprites.shape[0]
@@ -358,22 +447,23 @@ class Synth:
         op_outl = torch.where(kind == 1, self._u(B, T, lo=0.4, hi=1.0), op_fill)
 
         spr = self.sprites[sid.view(-1)].float() / 255  # [B*T,2,48,384]
-        taus = torch.stack((torch.zeros_like(t), t, torch.ones_like(t)), 1)  # [B,3]
-        pos = d0[:, :, None] + D[:, :, None] * taus[:, None, :, None]  # [B,T,3,2]
-        ctr = torch.stack((cx, cy), -1)[:, :, None] + pos  # [B,T,3,2]
-        v = self.pix[..., :2] - ctr[:, :, :, None, None]  # [B,T,3,S,S,2]
+        NT = rtaus.shape[1]
+        pos = d0[:, :, None] + D[:, :, None] * rtaus[:, None, :, None]  # [B,T,NT,2]
+        ctr = torch.stack((cx, cy), -1)[:, :, None] + pos  # [B,T,NT,2]
+        v = self.pix[..., :2] - ctr[:, :, :, None, None]  # [B,T,NT,S,S,2]
         hw = torch.tensor([(384 - 1) / 2, (48 - 1) / 2], device=dev)
-        g = (v / (scale[:, :, None, None, None, None] * hw)).reshape(B * T, 3 * S, S, 2)
+        g = (v / (scale[:, :, None, None, None, None] * hw)).reshape(B * T, NT * S, S, 2)
         a = F.grid_sample(spr, g, mode="bilinear", padding_mode="zeros",
-                          align_corners=True).view(B, T, 2, 3, S, S)
+                          align_corners=True).view(B, T, 2, NT, S, S)
         on = on.float()
+        t = rtaus[:, ct]
         tflow = torch.cat((-D * t[:, None, None], D * (1 - t[:, None, None])), -1)  # [B,T,4]
         for k in range(T):
             ao = a[:, k, 1:2] * (op_outl[:, k] * on[:, k])[:, None, None, None, None]
             ag = a[:, k, 0:1] * (op_fill[:, k] * on[:, k])[:, None, None, None, None]
             img = img + ao * (outl[:, k, :, None, None, None] - img)
             img = img + ag * (fill[:, k, :, None, None, None] - img)
-            at = torch.maximum(ao, ag)[:, :, 1]  # [B,1,S,S]
+            at = torch.maximum(ao, ag)[:, :, ct]  # [B,1,S,S]
             if flow is not None:
                 flow = flow + at * (tflow[:, k, :, None, None] - flow)
         return img, flow
@@ -468,9 +558,12 @@ if __name__ == "__main__":  # self-check and a preview sheet
     ap.add_argument("--bank", type=int, default=64)
     ap.add_argument("--iters", type=int, default=3)
     ap.add_argument("--preview", default="")
+    ap.add_argument("--nonrigid", type=float, default=0.0)
+    ap.add_argument("--motion-blur", type=float, default=0.0)
     a = ap.parse_args()
     t0 = time.time()
-    gen = Synth(a.pool, a.device, a.size, bank=a.bank)
+    gen = Synth(a.pool, a.device, a.size, bank=a.bank, nonrigid=a.nonrigid,
+                motion_blur=a.motion_blur)
     print(f"init {time.time() - t0:.1f}s: {len(gen.pool)} photos, bank {gen.K}x{gen.R}")
     b = gen.sample(a.batch)
     if a.device.startswith("cuda"):
