@@ -21,6 +21,11 @@ Loss: Charbonnier(pred, gt) + grad_w * Charbonnier(grad pred - grad gt) + census
 ternary census distance (7x7), + flow_w * Charbonnier(flow - true flow) / 20 during the first
 --flow-until fraction of the budget (weak supervision of the two backward flows).
 
+--distill STUDENT=TEACHER adds distill_w * Charbonnier(student flow - teacher flow) / 20 where
+the teacher's frame is closer to the truth than the student's (per pixel): the teacher is
+another model of the run (trained on the same batches, listed before the student) or a model
+file (frozen). This is how the fast 1-block model learns from the quality model's flow.
+
 --init NAME=FILE starts a NEW model from another one's weights (e.g. a quality model, or a tfact2
 model, from the trained default): tensors of the same name and shape are copied, block0's first
 conv keeps the frame channels where the t plane is gone (classic -> tfact*), and the parts the
@@ -43,7 +48,6 @@ import zlib
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -85,6 +89,14 @@ def census_loss(p, g, radius=3):
             d = (_census_transform(gp, dy, dx, radius) - _census_transform(gg, dy, dx, radius)) ** 2
             acc = acc + d / (0.1 + d)
     return acc.mean() / (2 * radius + 1) ** 2
+
+
+def distill_loss(flow, teacher_flow, err, teacher_err):
+    """Charbonnier(flow - teacher flow) / 20 (px), only where the teacher's frame is closer to
+    the truth than the student's: the teacher's mistakes are not taught."""
+    better = (teacher_err < err).float()
+    d = (flow - teacher_flow) / 20.0
+    return (torch.sqrt(d * d + 1e-6) * better).mean()
 
 
 def compiled_or_eager(fn, device, shape):
@@ -277,6 +289,27 @@ class DataGroup:
         self.gen, self.models, self.batch = gen, [], None
 
 
+def distill_teacher(student, teacher, groups, device):
+    """--distill's teacher of a student: the name of a model trained before it on the same
+    batches, or a frozen model loaded from a file."""
+    for g in groups:
+        names = [m.name for m in g.models]
+        if student in names:
+            if teacher in names and names.index(teacher) < names.index(student):
+                return teacher
+            break
+    else:
+        sys.exit(f"--distill: no model named {student!r}")
+    if os.path.isfile(teacher):
+        net = load_model(teacher).to(device).eval()
+        for p in net.parameters():
+            p.requires_grad_(False)
+        print(f"[{student}] distils the frozen {teacher}", flush=True)
+        return net
+    sys.exit(f"--distill {student}={teacher}: the teacher must be a model listed before the "
+             "student with the same data mix, or a model file")
+
+
 def parse_data(spec):
     """NAME=KNOB=VALUE[,KNOB=VALUE...] -> (NAME, {knob: float})"""
     name, rest = spec.split("=", 1)
@@ -303,6 +336,10 @@ def main():
     ap.add_argument("--data", action="append", default=[],
                     help="NAME=KNOB=VALUE[,KNOB=VALUE...]: that model's own data mix, for "
                          "ablations (knobs: " + ", ".join(Synth.DATA_KNOBS) + ")")
+    ap.add_argument("--distill", action="append", default=[],
+                    help="STUDENT=TEACHER: learn the teacher's flow where the teacher's frame is "
+                         "better (TEACHER: a model of this run listed before STUDENT, or a file)")
+    ap.add_argument("--distill-w", type=float, default=0.05)
     ap.add_argument("--init", action="append", default=[],
                     help="NAME=FILE: a new model warm-started from another model's weights")
     ap.add_argument("--compile-census", type=int, default=1,
@@ -370,12 +407,17 @@ def main():
         m.data = datas.get(m.name, {})
         key = tuple(sorted(m.data.items()))
         if key not in groups:
-            knobs = {"max_motion": args.max_motion, **m.data}
+            knobs = {"max_motion": args.max_motion, "size": args.size, **m.data}
+            if knobs["size"] % 16:
+                sys.exit(f"--data {m.name}: size {knobs['size']} is not a multiple of 16")
             seed = args.seed * 7919 + zlib.crc32((args.run_id + repr(key)).encode()) % 100000
-            groups[key] = DataGroup(Synth(args.pool, device, args.size, bank=args.bank,
-                                          seed=seed, **knobs))
+            groups[key] = DataGroup(Synth(args.pool, device, bank=args.bank, seed=seed, **knobs))
         groups[key].models.append(m)
     groups = list(groups.values())
+    teachers = {}
+    for spec in args.distill:
+        student, teacher = spec.split("=", 1)
+        teachers[student] = distill_teacher(student, teacher, groups, device)
     triplets = load_triplets(args.val)
     gen = groups[0].gen
     print(f"pool {len(gen.pool)} images, bank {gen.K}x{gen.R}, {len(groups)} data mix(es), "
@@ -440,6 +482,7 @@ def main():
             if args.channels_last and device.type == "cuda":
                 img0 = img0.contiguous(memory_format=torch.channels_last)
                 img1 = img1.contiguous(memory_format=torch.channels_last)
+            outputs = {}  # this batch's detached (flow, per-pixel error) of each model, for --distill
             for m in g.models:
                 if step % m.every:
                     continue
@@ -458,13 +501,28 @@ def main():
                     loss = loss + fw * l_flow
                 else:
                     l_flow = torch.zeros((), device=device)
+                err = (pred.detach() - gt).abs().mean(1, keepdim=True)
+                outputs[m.name] = (o["flow"].detach().float(), err)
+                teacher = teachers.get(m.name)
+                l_dist = torch.zeros((), device=device)
+                if teacher is not None:
+                    if isinstance(teacher, str):
+                        tout = outputs.get(teacher)  # None when the teacher skipped this batch
+                    else:
+                        with torch.no_grad(), amp:
+                            to = teacher.forward_train(img0, img1, t)
+                        tout = (to["flow"].float(), (to["pred"].float() - gt).abs().mean(1, keepdim=True))
+                    if tout is not None:
+                        l_dist = distill_loss(o["flow"].float(), tout[0], err, tout[1])
+                        loss = loss + args.distill_w * l_dist
                 m.opt.zero_grad(set_to_none=True)
                 loss.backward()
                 gn = torch.nn.utils.clip_grad_norm_(m.net.parameters(), args.clip)
                 m.opt.step()
                 m.steps += 1
                 for k, v in (("loss", loss), ("loss_rec", l_rec), ("loss_grad", l_grad),
-                             ("loss_census", l_cen), ("loss_flow", l_flow), ("grad_norm", gn)):
+                             ("loss_census", l_cen), ("loss_flow", l_flow),
+                             ("loss_distill", l_dist), ("grad_norm", gn)):
                     m.acc[k] = m.acc.get(k, 0.0) + v.detach()
                 m.nacc += 1
         step += 1
@@ -486,6 +544,7 @@ def main():
                 print(f"[{m.name}] step {m.steps} {el / 60:.2f} min loss {row['loss']:.4f} "
                       f"rec {row['loss_rec']:.4f} grad {row['loss_grad']:.4f} "
                       f"cen {row['loss_census']:.4f} flow {row['loss_flow']:.4f} "
+                      f"distill {row['loss_distill']:.4f} "
                       f"lr {row['lr']:.2e} {row['samples_per_s']:.0f} samples/s "
                       f"gen {row['gen_ms']} ms", flush=True)
         if time.time() - last_ckpt > args.ckpt_minutes * 60:
