@@ -23,8 +23,8 @@ shift 2
 "$PY" -c 'import torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())'
 test -f .pool/manifest.json || { echo "no .pool: run make_pool.py and carry .pool"; exit 2; }
 # GPU utilisation every 20 s, to see whether training is GPU- or launch-bound
-nvidia-smi --query-gpu=utilization.gpu,memory.used,power.draw --format=csv,noheader -l 20 \
-    > "$OUT/gpu.log" 2>&1 &
+nvidia-smi ${CUDA_VISIBLE_DEVICES:+-i "$CUDA_VISIBLE_DEVICES"} -l 20 \
+    --query-gpu=utilization.gpu,memory.used,power.draw --format=csv,noheader > "$OUT/gpu.log" 2>&1 &
 SMI=$!
 "$PY" tools/train/train.py --out "$OUT" --run-id "$RUN" --minutes "$MIN" "$@" 2>&1 \
     | tee "$OUT/train.log"

@@ -1,0 +1,39 @@
+#!/bin/bash
+# Several training runs side by side, one per GPU, in one device call (repository root, .pool
+# carried, results to $OUT):
+#
+#   KEEP="r5/quality r5/fast" bash tools/train/run_gpus.sh MINUTES \
+#       'r5 --model quality=... --resume quality=...' 'abl --model base=... ...'
+#
+# Job i (its run id, then train.py arguments) runs on GPU i through run_gpu.sh, writing to
+# $OUT/RUN_ID/. The device returns at most 8 files, so at the end every log and summary goes
+# into $OUT/logs.tar.gz and only the weights named in KEEP (RUN_ID/NAME) stay beside it.
+set -o pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-out}
+MIN=$1
+shift
+gpus=$(nvidia-smi --list-gpus | wc -l)
+(( $# <= gpus )) || { echo "$# jobs but $gpus GPUs"; exit 2; }
+pids=() runs=()
+i=0
+for job in "$@"; do
+    read -r run args <<<"$job"
+    runs+=("$run")
+    # shellcheck disable=SC2086  # the job's arguments are split on purpose
+    CUDA_VISIBLE_DEVICES=$i OUT="$OUT/$run" bash tools/train/run_gpu.sh "$run" "$MIN" $args \
+        > "$OUT/$run.console.log" 2>&1 &
+    pids+=($!)
+    i=$((i + 1))
+done
+rc=0
+for k in "${!pids[@]}"; do
+    wait "${pids[$k]}" || { echo "job ${runs[$k]} failed"; rc=1; }
+    tail -n 25 "$OUT/${runs[$k]}.console.log"
+done
+for f in "$OUT"/*/*.safetensors; do
+    [[ " $KEEP " == *" $(basename "$(dirname "$f")")/$(basename "$f" .safetensors) "* ]] || rm -f "$f"
+done
+(cd "$OUT" && tar czf logs.tar.gz --exclude='*.safetensors' "${runs[@]}" ./*.console.log \
+    && rm -rf ./*.console.log && find . -mindepth 2 ! -name '*.safetensors' -type f -delete)
+exit $rc
