@@ -4,6 +4,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -35,6 +36,17 @@ class Reporter {
 
   void started(const std::string& line) {
     if (mode_ == "plain") std::cerr << "framecast: " << line << "\n";
+  }
+  // Which model and backend run the job: a line, or the first JSON object.
+  void started(const Engine& engine) {
+    const Model& model = engine.model();
+    const std::string file = std::filesystem::path(model.source()).filename().string();
+    const std::size_t blocks = 1 + model.shape().blocks.size();
+    if (mode_ == "json")
+      std::cerr << nlohmann::json{{"model", file}, {"flow_blocks", blocks}, {"backend", engine.backend_name()}}.dump()
+                << std::endl;
+    started("model " + file + " (" + std::to_string(blocks) + " flow block" + (blocks > 1 ? "s" : "") + ") on the " +
+            engine.backend_name() + " backend");
   }
   void warning(const std::string& text) {
     clear_line();
@@ -77,13 +89,6 @@ Engine make_interpolation_engine(const EngineOptions& options, bool to_file) {
   });
 }
 
-std::string model_line(const Engine& engine) {
-  const Model& model = engine.model();
-  const auto blocks = model.shape().blocks.size();
-  return "model " + std::filesystem::path(model.source()).filename().string() + " (" + std::to_string(1 + blocks) +
-         " flow block" + (blocks ? "s" : "") + ") on the " + engine.backend_name() + " backend";
-}
-
 video::InterpolateJob make_job(const InterpolateOptions& o) {
   video::InterpolateJob job;
   job.input = o.input;
@@ -111,7 +116,7 @@ void run_interpolate(const InterpolateOptions& options) {
   }
   Engine engine = make_interpolation_engine(options.engine, job.output != "-");
   Reporter reporter(options.progress);
-  reporter.started(model_line(engine));
+  reporter.started(engine);
   video::PipelineHooks hooks;
   hooks.cancelled = [] { return interrupted.load(); };
   hooks.warning = [&](const std::string& text) { reporter.warning(text); };

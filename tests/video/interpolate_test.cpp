@@ -90,6 +90,11 @@ TEST_F(Interpolate, DoublesAClipKeepingAudioSubtitlesTagsAndSync) {
   ASSERT_TRUE(v->rotation.has_value());
   EXPECT_DOUBLE_EQ(std::abs(*v->rotation), 90.0);
 
+  // The first JSON object names the model and backend; the last one reports the job.
+  const auto first = nlohmann::json::parse(r.err.substr(0, r.err.find('\n')));
+  EXPECT_EQ(first["model"], model_.filename().string());
+  EXPECT_EQ(first["flow_blocks"], 1);
+  EXPECT_EQ(first["backend"], "cpu");
   const auto report = final_report(r);
   EXPECT_EQ(report["frames"], 96);
   EXPECT_EQ(report["synthesized"], 47);  // the last frame is held, not blended
