@@ -431,7 +431,8 @@ def main():
 
     census_fn = census_loss
     if args.compile_census and device.type == "cuda" and hasattr(torch, "compile"):
-        census_fn = compiled_or_eager(census_loss, device, (args.batch, 3, args.size, args.size))
+        size = groups[0].gen.S  # other sizes compile on first use
+        census_fn = compiled_or_eager(census_loss, device, (args.batch, 3, size, size))
     amp = (torch.autocast("cuda", dtype=torch.bfloat16)
            if args.amp == "bf16" and device.type == "cuda" else torch.autocast("cpu", enabled=False))
     budget = args.minutes * 60
