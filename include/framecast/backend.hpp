@@ -38,7 +38,8 @@ class Runtime {
   virtual Frame mid(float t) = 0;
   // Many t for the prepared pair; backends batch them into one submission.
   virtual std::vector<Frame> mids(std::span<const float> ts);
-  // Per-stage times of the last mid when created with RuntimeOptions::profile.
+  // Per-stage times when created with RuntimeOptions::profile: the pair's stages (once per
+  // pair, from prepare_pair), then the last mid's.
   virtual std::vector<StageTime> last_profile() const { return {}; }
   // A short description for logs: backend, device, precision, kernel choices.
   virtual std::string describe() const = 0;

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include "backends/cpu/ops_fast.hpp"
 #include "backends/cpu/ops_reference.hpp"
 #include "framecast/error.hpp"
 
@@ -9,6 +10,29 @@ namespace framecast::cpu {
 namespace {
 
 int round_up16(int v) { return (v + 15) / 16 * 16; }
+
+// The full-resolution per-pixel passes of each path (the convolutions are the ConvNet's): the reference ops are the oracle, the
+// fast ones (ops_fast.hpp) compute the same up to float rounding.
+struct PixelPasses {
+  decltype(&cpu::frames_to_planes) frames_to_planes;
+  decltype(&cpu::upsample_flow) upsample_flow;
+  decltype(&cpu::add_flow_residual) add_flow_residual;
+  decltype(&cpu::refinement_input) refinement_input;
+  decltype(&cpu::refine_prep) refine_prep;
+  decltype(&cpu::refine_out) refine_out;
+  decltype(&cpu::flow_out) flow_out;
+};
+
+constexpr PixelPasses kReferencePasses{
+    &cpu::frames_to_planes, &cpu::upsample_flow, &cpu::add_flow_residual, &cpu::refinement_input,
+    &cpu::refine_prep,      &cpu::refine_out,    &cpu::flow_out};
+constexpr PixelPasses kFastPasses{
+    &fast::frames_to_planes, &fast::upsample_flow, &fast::add_flow_residual, &fast::refinement_input,
+    &fast::refine_prep,      &fast::refine_out,    &fast::flow_out};
+
+const PixelPasses& passes(CpuPath path) {
+  return path == CpuPath::fast ? kFastPasses : kReferencePasses;
+}
 
 }  // namespace
 
@@ -47,14 +71,16 @@ void CpuRuntime::stage(const std::string& name, F&& work) {
 void CpuRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
   check_pair(frame0, frame1);
   profile_.clear();
+  pair_profile_.clear();
   depth_ = frame0.depth();
-  stage("prep", [&] { frames_to_planes(frame0, frame1, imgs_); });
+  stage("prep", [&] { passes(path_).frames_to_planes(frame0, frame1, imgs_); });
   if (model_.variant() != Variant::classic) {  // the t-free trunk, once per pair
     stage("prep_quarter", [&] { prep_quarter(imgs_, padded_width_, padded_height_, 6, 0.0f, xq_); });
     stage("encoder", [&] { nets_[0]->encode(xq_); });
     stage("trunk", [&] { nets_[0]->convblocks(0, 6); });
     nets_[0]->save_trunk();
   }
+  pair_profile_ = profile_;
   prepared_ = true;
 }
 
@@ -62,7 +88,7 @@ Frame CpuRuntime::mid(float t) {
   if (!prepared_) throw Error(ErrorKind::internal, "mid() before prepare_pair()");
   if (!(t >= 0.0f && t <= 1.0f))
     throw Error(ErrorKind::invalid_argument, "t = " + std::to_string(t) + " is outside [0, 1]");
-  if (options_.profile) profile_.clear();
+  profile_ = pair_profile_;  // the pair's stages, then this mid's (as the Vulkan runtime reports)
   if (model_.variant() == Variant::classic) {
     stage("prep_quarter", [&] { prep_quarter(imgs_, padded_width_, padded_height_, 7, t, xq_); });
     stage("encoder", [&] { nets_[0]->encode(xq_); });
@@ -76,36 +102,38 @@ Frame CpuRuntime::mid(float t) {
   // The 1-block student reads block0's coarse output directly (the seed's fused pass).
   if (nets_.size() > 1) run_refinement_blocks(t);
   const FlowField flow = nets_.size() > 1 ? FlowField(field_, 1) : FlowField(tmp8_);
+  const PixelPasses& ops = passes(path_);
   const Planes* residual = nullptr;
   if (model_.variant() == Variant::tfact2) {
-    stage("refine", [&] {
-      refine_prep(flow, imgs_, rin_);
-      nets_[0]->refine(rin_, refine_features_);
-      refine_out(refine_features_, model_, residual_);
-    });
+    stage("refine_prep", [&] { ops.refine_prep(flow, imgs_, rin_); });
+    stage("refine_convs", [&] { nets_[0]->refine(rin_, refine_features_); });
+    stage("refine_out", [&] { ops.refine_out(refine_features_, model_, residual_); });
     residual = &residual_;
   }
   Frame out(width(), height(), depth_);
-  stage("flow_out", [&] { flow_out(flow, imgs_, residual, options_.static_guard, out); });
+  stage("flow_out", [&] { ops.flow_out(flow, imgs_, residual, options_.static_guard, out); });
   return out;
 }
 
 void CpuRuntime::run_refinement_blocks(float t) {
-  stage("flow_field", [&] { upsample_flow(tmp8_, padded_width_, padded_height_, 8.0f, field_); });
+  const PixelPasses& ops = passes(path_);
+  stage("flow_field",
+        [&] { ops.upsample_flow(tmp8_, padded_width_, padded_height_, 8.0f, field_); });
   const bool classic = model_.variant() == Variant::classic;
   for (std::size_t i = 1; i < nets_.size(); ++i) {
     const RefinementBlock& b = model_.shape().blocks[i - 1];
-    const std::string name = "block" + std::to_string(b.index);
+    const std::string name = "block" + std::to_string(b.index);  // stages "blockK.input", ...
     ConvNet& net = *nets_[i];
-    stage(name + "_input", [&] { refinement_input(imgs_, field_, classic, t, b.scale, block_input_); });
-    stage(name + "_trunk", [&] {
+    stage(name + ".input",
+          [&] { ops.refinement_input(imgs_, field_, classic, t, b.scale, block_input_); });
+    stage(name + ".trunk", [&] {
       net.encode(block_input_);
       net.convblocks(0, 6);
       if (!classic) net.film(film_params(model_, name + ".film", t));
       net.convblocks(6, 8);
       net.decode(tmp8_);
     });
-    stage(name + "_flow", [&] { add_flow_residual(tmp8_, 2.0f * float(b.scale), field_); });
+    stage(name + ".flow", [&] { ops.add_flow_residual(tmp8_, 2.0f * float(b.scale), field_); });
   }
 }
 

@@ -39,7 +39,7 @@ class CpuRuntime final : public Runtime {
   Planes imgs_, xq_, tmp8_, field_, block_input_, rin_, refine_features_, residual_;
   SampleDepth depth_ = SampleDepth::u8;
   bool prepared_ = false;
-  std::vector<StageTime> profile_;
+  std::vector<StageTime> pair_profile_, profile_;  // prepare_pair's stages; the last mid's
 };
 
 }  // namespace framecast::cpu

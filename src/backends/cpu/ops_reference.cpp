@@ -3,31 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backends/cpu/pixel_math.hpp"
+
 namespace framecast::cpu {
 namespace {
 
-// WGSL's mix(): the seed's interpolation formula, kept literally.
-inline float mix(float a, float b, float f) { return a * (1.0f - f) + b * f; }
-
-inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
-inline float smoothstep(float e0, float e1, float x) {
-  const float t = std::clamp((x - e0) / (e1 - e0), 0.0f, 1.0f);
-  return t * t * (3.0f - 2.0f * t);
-}
-
-// Bilinear read of one plane at (sx, sy) with taps clamped to the plane's border: the
-// seed's up(), sampleQ() and warp3() alike.
-inline float bilinear(const float* plane, int width, int height, float sx, float sy) {
-  const float fx0 = std::floor(sx), fy0 = std::floor(sy);
-  const int x0 = int(fx0), y0 = int(fy0);
-  const float fx = sx - fx0, fy = sy - fy0;
-  const int xa = std::clamp(x0, 0, width - 1), xb = std::clamp(x0 + 1, 0, width - 1);
-  const int ya = std::clamp(y0, 0, height - 1), yb = std::clamp(y0 + 1, 0, height - 1);
-  const float* ra = plane + std::size_t(ya) * width;
-  const float* rb = plane + std::size_t(yb) * width;
-  return mix(mix(ra[xa], ra[xb], fx), mix(rb[xa], rb[xb], fx), fy);
-}
+using pixel::bilinear;
+using pixel::sigmoid;
+using pixel::warp3;
 
 // The flow field of the padded grid at full-resolution pixel (x, y): x8 upsample of the
 // [5, H/8, W/8] deconv output, flows scaled by 8, mask through the sigmoid.
@@ -46,12 +29,6 @@ inline FlowSample sample_flow(const FlowField& field, int x, int y) {
   const float sy = (float(y) + 0.5f) / f - 0.5f;
   auto up = [&](int c) { return bilinear(p.plane(c), p.width, p.height, sx, sy); };
   return {up(0) * f, up(1) * f, up(2) * f, up(3) * f, sigmoid(up(4))};
-}
-
-// Backward warp of the three planes starting at `base` (0: frame0, 3: frame1).
-inline void warp3(const Planes& imgs, int base, float sx, float sy, float out[3]) {
-  for (int c = 0; c < 3; ++c)
-    out[c] = bilinear(imgs.plane(base + c), imgs.width, imgs.height, sx, sy);
 }
 
 }  // namespace
@@ -303,31 +280,12 @@ void flow_out(const FlowField& flow, const Planes& imgs, const Planes* refine_re
           bgr[c] += bilinear(refine_residual->plane(c), refine_residual->width,
                              refine_residual->height, rx, ry);
       }
-      for (float& v : bgr) v = std::clamp(v, 0.0f, 1.0f);
-      if (static_guard) {
-        float d = 0.0f;
-        for (int dy = -1; dy <= 1; ++dy) {
-          for (int dx = -1; dx <= 1; ++dx) {
-            const int xx = std::clamp(x + dx, 0, w - 1), yy = std::clamp(y + dy, 0, h - 1);
-            d += std::max({std::abs(imgs.at(0, yy, xx) - imgs.at(3, yy, xx)),
-                           std::abs(imgs.at(1, yy, xx) - imgs.at(4, yy, xx)),
-                           std::abs(imgs.at(2, yy, xx) - imgs.at(5, yy, xx))});
-          }
-        }
-        d *= 1.0f / 9.0f;
-        const float w_static = 1.0f - smoothstep(0.03f, 0.09f, d);
-        if (w_static > 0.001f)
-          for (int c = 0; c < 3; ++c)
-            bgr[c] = mix(bgr[c], (imgs.at(c, y, x) + imgs.at(3 + c, y, x)) * 0.5f, w_static);
-      }
+      pixel::finish(imgs, static_guard, x, y, bgr);
       const std::size_t i = (std::size_t(y) * w + x) * 3;
-      for (int c = 0; c < 3; ++c) {  // BGR -> RGB, round to nearest
-        const float v = std::floor(bgr[2 - c] * max_value + 0.5f);
-        if (deep) {
-          out.rgb16()[i + c] = static_cast<std::uint16_t>(v);
-        } else {
-          out.rgb8()[i + c] = static_cast<std::uint8_t>(v);
-        }
+      if (deep) {
+        pixel::write_rgb(bgr, max_value, out.rgb16().data() + i);
+      } else {
+        pixel::write_rgb(bgr, max_value, out.rgb8().data() + i);
       }
     }
   }

@@ -1,0 +1,410 @@
+#include "backends/cpu/ops_fast.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <cstdint>
+#include <vector>
+
+#include "backends/cpu/pixel_math.hpp"
+
+namespace framecast::cpu::fast {
+namespace {
+
+using pixel::mix;
+using pixel::Tap;
+
+// Runs body(state, y) for y in [0, rows), one contiguous band of rows per thread, with one
+// `make()` state per thread (its scratch rows and row caches).
+template <typename Make, typename Body>
+void parallel_rows(int rows, Make make, Body body) {
+#pragma omp parallel
+  {
+    auto state = make();
+#pragma omp for schedule(static)
+    for (int y = 0; y < rows; ++y) body(state, y);
+  }
+}
+
+std::vector<Tap> axis_taps(int count, float ratio, int source_size) {
+  std::vector<Tap> taps(std::size_t(count), Tap{});
+  for (int i = 0; i < count; ++i)
+    taps[std::size_t(i)] = pixel::tap(pixel::source_coordinate(i, ratio), source_size);
+  return taps;
+}
+
+// Bilinear resampling of `channels` planes row by row, with the reference's arithmetic
+// (pixel::read: horizontal mixes, then the vertical one). Each source row is resampled
+// horizontally once and kept while the next destination rows read it, so a destination value
+// costs one mix. Destination row y reads source coordinate (y + 0.5) * ratio_y - 0.5.
+class RowResampler {
+ public:
+  RowResampler(int channels, int source_width, int source_height, float ratio_x, float ratio_y,
+               int width)
+      : channels_(channels),
+        source_height_(source_height),
+        ratio_y_(ratio_y),
+        width_(width),
+        x_taps_(axis_taps(width, ratio_x, source_width)) {
+    for (auto& r : rows_) r.assign(std::size_t(channels) * width, 0.0f);
+  }
+
+  // The source columns the horizontal taps read, ascending.
+  std::vector<int> columns() const {
+    std::vector<int> cols;
+    for (const Tap& t : x_taps_) cols.insert(cols.end(), {t.a, t.b});
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    return cols;
+  }
+
+  // Destination row y into dst[c] (width values each). source(sy, c) returns channel c of
+  // source row sy; it needs to hold the values at columns() only.
+  template <typename Source>
+  void row(int y, Source&& source, float* const* dst) {
+    const Tap ty = pixel::tap(pixel::source_coordinate(y, ratio_y_), source_height_);
+    const float* a = horizontal(ty.a, source);
+    const float* b = horizontal(ty.b, source);
+    for (int c = 0; c < channels_; ++c) {
+      const float* ra = a + std::size_t(c) * width_;
+      const float* rb = b + std::size_t(c) * width_;
+      float* d = dst[c];
+      for (int x = 0; x < width_; ++x) d[x] = mix(ra[x], rb[x], ty.f);
+    }
+  }
+
+ private:
+  // Source row sy resampled horizontally, from the cache or made into the older slot.
+  template <typename Source>
+  const float* horizontal(int sy, Source& source) {
+    int slot = held_[0] == sy ? 0 : held_[1] == sy ? 1 : -1;
+    if (slot < 0) {
+      slot = older_;
+      held_[std::size_t(slot)] = sy;
+      float* h = rows_[std::size_t(slot)].data();
+      for (int c = 0; c < channels_; ++c) {
+        const float* s = source(sy, c);
+        float* hc = h + std::size_t(c) * width_;
+        for (int x = 0; x < width_; ++x) {
+          const Tap& t = x_taps_[std::size_t(x)];
+          hc[x] = mix(s[t.a], s[t.b], t.f);
+        }
+      }
+    }
+    older_ = 1 - slot;
+    return rows_[std::size_t(slot)].data();
+  }
+
+  int channels_, source_height_;
+  float ratio_y_;
+  int width_;
+  std::vector<Tap> x_taps_;
+  std::array<std::vector<float>, 2> rows_;
+  std::array<int, 2> held_ = {-1, -1};
+  int older_ = 0;
+};
+
+// Plain planes as a RowResampler source.
+auto plane_rows(const Planes& p) {
+  return [&p](int sy, int c) { return p.row(c, sy); };
+}
+
+// Rows of scratch values: channels x width floats.
+struct Rows {
+  Rows(int channels, int row_width) : width(row_width), values(std::size_t(channels) * row_width) {
+    for (int c = 0; c < channels; ++c) pointers.push_back(row(c));
+  }
+  float* row(int c) { return values.data() + std::size_t(c) * width; }
+  int width;
+  std::vector<float> values;
+  std::vector<float*> pointers;
+};
+
+// The flow field's rows for the first `width` columns: flows in pixels (channels 0-3) and
+// the mask logit (channel 4), as the reference's sample_flow() computes them before the
+// sigmoid. A full-resolution field is read in place; a coarse one is upsampled by its factor.
+class FlowRows {
+ public:
+  FlowRows(const FlowField& flow, int width)
+      : flow_(flow),
+        factor_(float(flow.factor)),
+        up_(5, flow.planes.width, flow.planes.height, 1.0f / factor_, 1.0f / factor_, width),
+        rows_(flow.factor == 1 ? 0 : 5, width) {}
+
+  void row(int y) {
+    const Planes& p = flow_.planes;
+    if (flow_.factor == 1) {
+      for (int c = 0; c < 5; ++c) channels_[std::size_t(c)] = p.row(c, y);
+      return;
+    }
+    up_.row(y, plane_rows(p), rows_.pointers.data());
+    for (int c = 0; c < 5; ++c) channels_[std::size_t(c)] = rows_.row(c);
+    for (int c = 0; c < 4; ++c) {
+      float* r = rows_.row(c);
+      for (int x = 0; x < rows_.width; ++x) r[x] *= factor_;
+    }
+  }
+  const float* channel(int c) const { return channels_[std::size_t(c)]; }
+
+ private:
+  const FlowField& flow_;
+  float factor_;
+  RowResampler up_;
+  Rows rows_;
+  std::array<const float*, 5> channels_{};
+};
+
+// Both frames warped by flows (fx0, fy0) and (fx1, fy1) at pixel (x, y): a[3] from frame0,
+// b[3] from frame1.
+inline void warp_both(const Planes& imgs, int x, int y, float fx0, float fy0, float fx1,
+                      float fy1, float a[3], float b[3]) {
+  pixel::warp3(imgs, 0, float(x) + fx0, float(y) + fy0, a);
+  pixel::warp3(imgs, 3, float(x) + fx1, float(y) + fy1, b);
+}
+
+template <typename Sample>
+void deinterleave(const Sample* rgb, int width, float scale, float* b, float* g, float* r) {
+  for (int x = 0; x < width; ++x) {
+    r[x] = float(rgb[3 * x]) * scale;
+    g[x] = float(rgb[3 * x + 1]) * scale;
+    b[x] = float(rgb[3 * x + 2]) * scale;
+  }
+}
+
+}  // namespace
+
+void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs) {
+  const int w = frame0.width(), h = frame0.height();
+  imgs.reshape(6, h, w);
+  const float scale = 1.0f / float(frame0.max_value());
+  const Frame* frames[2] = {&frame0, &frame1};
+#pragma omp parallel for
+  for (int y = 0; y < h; ++y) {
+    for (int f = 0; f < 2; ++f) {
+      const std::size_t i = std::size_t(y) * w * 3;
+      float* const bgr[3] = {imgs.row(3 * f, y), imgs.row(3 * f + 1, y), imgs.row(3 * f + 2, y)};
+      if (frames[f]->depth() == SampleDepth::u16) {
+        deinterleave(frames[f]->rgb16().data() + i, w, scale, bgr[0], bgr[1], bgr[2]);
+      } else {
+        deinterleave(frames[f]->rgb8().data() + i, w, scale, bgr[0], bgr[1], bgr[2]);
+      }
+    }
+  }
+}
+
+void upsample_flow(const Planes& coarse, int width, int height, float flow_scale, Planes& field) {
+  field.reshape(coarse.channels, height, width);
+  const float rx = float(coarse.width) / float(width), ry = float(coarse.height) / float(height);
+  parallel_rows(
+      height, [&] { return RowResampler(coarse.channels, coarse.width, coarse.height, rx, ry, width); },
+      [&](RowResampler& up, int y) {
+        std::vector<float*> dst;
+        for (int c = 0; c < coarse.channels; ++c) dst.push_back(field.row(c, y));
+        up.row(y, plane_rows(coarse), dst.data());
+        for (int c = 0; c < 4; ++c)
+          for (int x = 0; x < width; ++x) dst[std::size_t(c)][x] *= flow_scale;
+      });
+}
+
+void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field) {
+  const int w = field.width, h = field.height;
+  const float rx = float(coarse.width) / float(w), ry = float(coarse.height) / float(h);
+  struct State {
+    RowResampler up;
+    Rows rows;
+  };
+  parallel_rows(
+      h, [&] { return State{{coarse.channels, coarse.width, coarse.height, rx, ry, w}, {coarse.channels, w}}; },
+      [&](State& s, int y) {
+        s.up.row(y, plane_rows(coarse), s.rows.pointers.data());
+        for (int c = 0; c < coarse.channels; ++c) {
+          const float scale = c < 4 ? flow_scale : 1.0f;  // x * 1 is exact: the mask as it is
+          const float* r = s.rows.row(c);
+          float* f = field.row(c, y);
+          for (int x = 0; x < w; ++x) f[x] += r[x] * scale;
+        }
+      });
+}
+
+void refinement_input(const Planes& imgs, const Planes& field, bool with_t, float t, int scale,
+                      Planes& input) {
+  const int w = field.width, h = field.height, channels = with_t ? 18 : 17;
+  const int mask_channel = with_t ? 13 : 12;
+  // Full-resolution row y of the input at columns `cols` (the reference's `full` planes).
+  auto full_row = [&](int y, const std::vector<int>& cols, float* const* out) {
+    const int cy = std::min(y, imgs.height - 1);
+    const float* flows[5];
+    for (int c = 0; c < 5; ++c) flows[c] = field.row(c, y);
+    for (int x : cols) {
+      const int cx = std::min(x, imgs.width - 1);
+      for (int c = 0; c < 6; ++c) out[c][x] = imgs.at(c, cy, cx);  // edge-replicated
+      float a[3], b[3];
+      warp_both(imgs, x, y, flows[0][x], flows[1][x], flows[2][x], flows[3][x], a, b);
+      for (int c = 0; c < 3; ++c) {
+        out[6 + c][x] = a[c];
+        out[9 + c][x] = b[c];
+      }
+      if (with_t) out[12][x] = t;
+      out[mask_channel][x] = flows[4][x];
+      for (int c = 0; c < 4; ++c) out[mask_channel + 1 + c][x] = flows[c][x] / float(scale);
+    }
+  };
+  if (scale == 1) {
+    input.reshape(channels, h, w);
+    std::vector<int> all(std::size_t(w), 0);
+    for (int x = 0; x < w; ++x) all[std::size_t(x)] = x;
+    parallel_rows(h, [] { return 0; }, [&](int, int y) {
+      std::vector<float*> out;
+      for (int c = 0; c < channels; ++c) out.push_back(input.row(c, y));
+      full_row(y, all, out.data());
+    });
+    return;
+  }
+  const int iw = w / scale, ih = h / scale;
+  input.reshape(channels, ih, iw);
+  const float rx = float(w) / float(iw), ry = float(h) / float(ih);
+  struct State {
+    RowResampler down;
+    std::vector<int> cols;
+    Rows full;
+    int full_y = -1;
+  };
+  parallel_rows(
+      ih,
+      [&] {
+        State s{{channels, w, h, rx, ry, iw}, {}, {channels, w}};
+        s.cols = s.down.columns();
+        return s;
+      },
+      [&](State& s, int y) {
+        auto source = [&](int sy, int c) {
+          if (sy != s.full_y) {
+            full_row(sy, s.cols, s.full.pointers.data());
+            s.full_y = sy;
+          }
+          return static_cast<const float*>(s.full.row(c));
+        };
+        std::vector<float*> dst;
+        for (int c = 0; c < channels; ++c) dst.push_back(input.row(c, y));
+        s.down.row(y, source, dst.data());
+      });
+}
+
+void refine_prep(const FlowField& flow, const Planes& imgs, Planes& rin) {
+  const int qw = flow.planes.width * flow.factor / 4, qh = flow.planes.height * flow.factor / 4;
+  rin.reshape(11, qh, qw);
+  constexpr float kFlowNorm = 0.25f * (0.25f / 20.0f);  // mean of 4 * (0.25 / FLOW_NORM)
+  struct State {
+    FlowRows flows;
+    Rows sums;  // w0[3], w1[3], mask, flows[4] of each quarter-resolution pixel of the row
+  };
+  parallel_rows(
+      qh, [&] { return State{{flow, qw * 4}, {11, qw}}; },
+      [&](State& s, int hy) {
+        std::fill(s.sums.values.begin(), s.sums.values.end(), 0.0f);
+        for (int sy = 1; sy <= 2; ++sy) {  // the centre 2x2 of each 4x4 block, in the reference's order
+          const int Y = hy * 4 + sy;
+          s.flows.row(Y);
+          const float* f[5];
+          for (int c = 0; c < 5; ++c) f[c] = s.flows.channel(c);
+          for (int hx = 0; hx < qw; ++hx) {
+            for (int sx = 1; sx <= 2; ++sx) {
+              const int X = hx * 4 + sx;
+              float a[3], b[3];
+              warp_both(imgs, X, Y, f[0][X], f[1][X], f[2][X], f[3][X], a, b);
+              for (int c = 0; c < 3; ++c) {
+                s.sums.row(c)[hx] += a[c];
+                s.sums.row(3 + c)[hx] += b[c];
+              }
+              s.sums.row(6)[hx] += pixel::sigmoid(f[4][X]);
+              for (int c = 0; c < 4; ++c) s.sums.row(7 + c)[hx] += f[c][X];
+            }
+          }
+        }
+        for (int c = 0; c < 11; ++c) {
+          const float norm = c < 7 ? 0.25f : kFlowNorm;
+          const float* sum = s.sums.row(c);
+          float* out = rin.row(c, hy);
+          for (int hx = 0; hx < qw; ++hx) out[hx] = sum[hx] * norm;
+        }
+      });
+}
+
+void refine_out(const Planes& src, const Model& model, Planes& residual) {
+  const int w = src.width, h = src.height, ci_n = src.channels;
+  residual.reshape(3, h, w);
+  const float* weight = model.tensor("refine.c3.weight").values.data();
+  const float* bias = model.tensor("refine.c3.bias").values.data();
+  // The reference's conv3x3 with replicated edges, summing in its order (input channel, then
+  // ky, then kx) per output value, with the 9 taps of a channel in one expression.
+#pragma omp parallel for
+  for (int y = 0; y < h; ++y) {
+    for (int co = 0; co < 3; ++co) {
+      float* out = residual.row(co, y);
+      std::fill(out, out + w, bias[co]);
+      for (int ci = 0; ci < ci_n; ++ci) {
+        const float* k = weight + (std::size_t(co) * ci_n + ci) * 9;
+        const float* r0 = src.row(ci, std::max(y - 1, 0));
+        const float* r1 = src.row(ci, y);
+        const float* r2 = src.row(ci, std::min(y + 1, h - 1));
+        auto at = [&](int x) {  // out[x] += the 9 taps around x, columns clamped
+          const int xl = std::max(x - 1, 0), xr = std::min(x + 1, w - 1);
+          out[x] = out[x] + r0[xl] * k[0] + r0[x] * k[1] + r0[xr] * k[2] + r1[xl] * k[3] +
+                   r1[x] * k[4] + r1[xr] * k[5] + r2[xl] * k[6] + r2[x] * k[7] + r2[xr] * k[8];
+        };
+        at(0);
+        for (int x = 1; x < w - 1; ++x)
+          out[x] = out[x] + r0[x - 1] * k[0] + r0[x] * k[1] + r0[x + 1] * k[2] +
+                   r1[x - 1] * k[3] + r1[x] * k[4] + r1[x + 1] * k[5] + r2[x - 1] * k[6] +
+                   r2[x] * k[7] + r2[x + 1] * k[8];
+        if (w > 1) at(w - 1);
+      }
+      for (int x = 0; x < w; ++x) out[x] = 2.0f * pixel::sigmoid(out[x]) - 1.0f;
+    }
+  }
+}
+
+void flow_out(const FlowField& flow, const Planes& imgs, const Planes* refine_residual,
+              bool static_guard, Frame& out) {
+  const int w = imgs.width, h = imgs.height;
+  const float max_value = float(out.max_value());
+  const bool deep = out.depth() == SampleDepth::u16;
+  std::uint8_t* const rgb8 = deep ? nullptr : out.rgb8().data();
+  std::uint16_t* const rgb16 = deep ? out.rgb16().data() : nullptr;
+  struct State {
+    FlowRows flows;
+    std::optional<RowResampler> residual;
+    Rows residual_rows;
+  };
+  parallel_rows(
+      h,
+      [&] {
+        State s{{flow, w}, {}, {refine_residual ? 3 : 0, w}};
+        if (refine_residual)
+          s.residual.emplace(3, refine_residual->width, refine_residual->height, 0.25f, 0.25f, w);
+        return s;
+      },
+      [&](State& s, int y) {
+        s.flows.row(y);
+        const float* f[5];
+        for (int c = 0; c < 5; ++c) f[c] = s.flows.channel(c);
+        if (refine_residual) s.residual->row(y, plane_rows(*refine_residual), s.residual_rows.pointers.data());
+        for (int x = 0; x < w; ++x) {
+          float a[3], b[3], bgr[3];
+          warp_both(imgs, x, y, f[0][x], f[1][x], f[2][x], f[3][x], a, b);
+          const float mask = pixel::sigmoid(f[4][x]);
+          for (int c = 0; c < 3; ++c) bgr[c] = a[c] * mask + b[c] * (1.0f - mask);
+          if (refine_residual)
+            for (int c = 0; c < 3; ++c) bgr[c] += s.residual_rows.row(c)[x];
+          pixel::finish(imgs, static_guard, x, y, bgr);
+          const std::size_t i = (std::size_t(y) * w + x) * 3;
+          if (deep) {
+            pixel::write_rgb(bgr, max_value, rgb16 + i);
+          } else {
+            pixel::write_rgb(bgr, max_value, rgb8 + i);
+          }
+        }
+      });
+}
+
+}  // namespace framecast::cpu::fast
