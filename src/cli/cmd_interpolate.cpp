@@ -116,11 +116,14 @@ void run_interpolate(const InterpolateOptions& options) {
   }
   Engine engine = make_interpolation_engine(options.engine, job.output != "-");
   Reporter reporter(options.progress);
-  reporter.started(engine);
   video::PipelineHooks hooks;
   hooks.cancelled = [] { return interrupted.load(); };
   hooks.warning = [&](const std::string& text) { reporter.warning(text); };
-  hooks.started = [&](const std::string& line) { reporter.started(line); };
+  // Once input and output are open: a job that fails to start prints its error alone.
+  hooks.started = [&](const std::string& line) {
+    reporter.started(engine);
+    reporter.started(line);
+  };
   hooks.progress = [&](const video::Progress& p) { reporter.progress(p); };
   try {
     reporter.finished(video::run_interpolation(job, engine, hooks));
