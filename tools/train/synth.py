@@ -25,6 +25,9 @@ description, so the frame at t is exact for any t in (0, 1):
   * non-rigid motion (knob `nonrigid`): a layer's coordinates also move by tau * A * w(u),
     a smooth random field w over the layer's own coordinates u, so objects bend and stretch
     while they move (limbs, cloth, water) instead of moving as rigid planes;
+  * jointed parts (knob `parts`): a limb-like layer hinged to a foreground layer, swinging
+    about its joint while the body moves (arms, legs, tails, doors): articulated motion, where
+    neighbouring pixels move in different directions;
   * motion blur (knob `motion_blur`): a frame is the mean of renders over an exposure
     interval around its tau, as a camera's shutter integrates, for the frame at t as well.
 
@@ -44,6 +47,7 @@ import torch.nn.functional as F
 from PIL import Image
 
 N_FG = 4      # foreground layer slots
+N_PART = 2    # jointed part slots, one on each of the first two foreground layers
 N_TEXT = 3    # moving text, static overlay, static overlay
 
 # JPEG's standard quantisation tables (ITU T.81, K.1 and K.2)
@@ -72,12 +76,14 @@ class Synth:
                   "tex_max_scale": 1.3,   # largest texture upscale (lower: sharper textures)
                   "nonrigid": 0.0,        # share of layers that also deform (0: rigid layers)
                   "motion_blur": 0.0,     # share of scenes filmed with an open shutter
+                  "parts": 0.0,           # share of the first two foreground layers with a limb
+                  "mask_leaks": 1.0,      # 0: objects end at their edges (see _alpha)
                   "size": 256}            # crop size in px (train.py: --size unless given)
 
     def __init__(self, pool_dir, device="cuda", size=256, bank=1024, bank_res=None,
                  photo_prob=0.65, max_motion=None, seed=0, refresh_every=8, refresh_count=None,
                  small_frac=0.3, text=1.0, degrade=1.0, tex_max_scale=1.3, nonrigid=0.0,
-                 motion_blur=0.0):
+                 motion_blur=0.0, parts=0.0, mask_leaks=1.0):
         self.dev = torch.device(device)
         self.S = size = int(size)
         self.R = bank_res or int(size * 1.5)
@@ -86,7 +92,8 @@ class Synth:
         self.max_motion = max_motion if max_motion is not None else size / 4
         self.small_frac, self.text, self.degrade = small_frac, text, degrade
         self.tex_max_scale = tex_max_scale
-        self.nonrigid, self.motion_blur = nonrigid, motion_blur
+        self.nonrigid, self.motion_blur, self.parts = nonrigid, motion_blur, parts
+        self.mask_leaks = mask_leaks > 0
         # renders per frame when blurring: the exposure interval's samples (at most 2 px
         # apart, see _exposures, so streaks up to 12 px)
         self.n_sub = 7 if motion_blur > 0 else 1
@@ -251,12 +258,18 @@ class Synth:
         c[:, 0] = 0
         d0 = self._u(B, L, 2, lo=-0.5, hi=0.5) - D * self._u(B, L, 1)  # frame-0 offset
         deform = self._deformation(B, L, mag, static_scene) if self.nonrigid > 0 else None
+        limbs = self._limbs(B, scene_scale, static_scene) if self.parts > 0 else None
 
         # render times: each frame's tau, or with motion blur n_sub taus over its exposure
         J = self.n_sub
         rtaus = taus
         if J > 1:
-            rtaus = self._exposures(taus, mag, deform, static_scene)
+            fastest = mag.amax(1)
+            if deform is not None:
+                fastest = fastest + deform[1].amax(1)
+            if limbs is not None:
+                fastest = fastest + limbs["tip_speed"]
+            rtaus = self._exposures(taus, fastest, static_scene)
         NT = rtaus.shape[1]  # [B, 3 * J]: frame k's exposure centre is k * J + J // 2
         c0, ct, c1 = J // 2, J + J // 2, 2 * J + J // 2
         mats = []
@@ -289,12 +302,9 @@ class Synth:
         rad = torch.exp(self._u(B, N_FG, 2, lo=math.log(0.06 * S), hi=math.log(0.35 * S)))
         field = self._mask_fields(B * N_FG)  # [B*4,1,m,m]
         gm = (V[:, 1:] / rad[:, :, None, None, None, :]).reshape(B * N_FG, NT * S, S, 2)
-        f = F.grid_sample(field, gm, mode="bilinear", padding_mode="border",
-                          align_corners=True).view(B, N_FG, 1, NT, S, S)
         edge = torch.exp(self._u(B, N_FG, lo=math.log(0.3), hi=math.log(1.5)))
-        # the field is ~1-1.5 r^2: gradient ~ 2.4 / rad per pixel
-        k = rad.mean(-1) / (2.4 * edge)
-        alpha = torch.sigmoid(f * k[..., None, None, None, None]) * present[..., None, None, None, None]
+        alpha = self._alpha(field, gm, rad, edge, self.mask_leaks).view(B, N_FG, 1, NT, S, S)
+        alpha = alpha * present[..., None, None, None, None]
         # time-varying opacity is NOT used: a layer is opaque wherever its mask says
 
         # ---- composite photo layers, and the flows at t
@@ -310,6 +320,9 @@ class Synth:
             img = img + a * (col[:, l + 1] - img)
             if want_flow:
                 flow = flow + a[:, :, ct] * (flows[:, l + 1] - flow)
+
+        if limbs is not None:  # over the layers (a limb may pass in front of another object)
+            img, flow = self._composite_limbs(img, flow, M, limbs, rtaus, c0, ct, c1)
 
         # ---- text: moving text (slot 0), static overlays (slots 1, 2)
         img, flow = self._text(img, flow, rtaus, ct, B, scene_scale, static_scene)
@@ -371,13 +384,65 @@ class Synth:
         return (self._project(_inv3(M[:, :, c0]), vt) - pix,
                 self._project(_inv3(M[:, :, c1]), v1) - pix)
 
+    # ------------------------------------------------------------------ jointed parts
+    def _limbs(self, B, scene_scale, static_scene):
+        """Limbs hinged to foreground layers 1..N_PART, in their parents' coordinates (px): the
+        joint, the rest direction psi, the swing dth between frame 0 and frame 1, the half
+        length and half width. Drawn before rendering, so motion blur knows the tip speed."""
+        S = self.S
+        n = (B, N_PART)
+        on = self._bern(self.parts, *n) & ~static_scene[:, None]
+        phi = self._u(*n, hi=2 * math.pi)
+        joint = torch.stack((torch.cos(phi), torch.sin(phi)), -1) * self._u(*n, 1, lo=0.02 * S, hi=0.08 * S)
+        length = self._u(*n, lo=0.12 * S, hi=0.35 * S)
+        width = length * self._u(*n, lo=0.15, hi=0.35)
+        swing = self._u(*n, lo=0.1, hi=0.8) * torch.where(self._bern(0.5, *n), 1.0, -1.0)
+        swing = swing * scene_scale[:, None] * on
+        tip = (joint.norm(dim=-1) + length) * swing.abs()
+        return {"on": on, "joint": joint, "psi": phi + self._n(*n, std=0.5), "swing": swing,
+                "half": torch.stack((length / 2, width / 2), -1), "tip_speed": tip.amax(1)}
+
+    def _composite_limbs(self, img, flow, M, limbs, rtaus, c0, ct, c1):
+        """Render the limbs over img [B,3,NT,S,S] and their flows over flow [B,4,S,S].
+        A limb's map from screen to its own coordinates (x along the limb, origin at its
+        middle) is T(-half length) R(-(psi + swing tau)) T(-joint) after its parent's M(tau)."""
+        B, NT, S, R, dev = img.shape[0], rtaus.shape[1], self.S, self.R, self.dev
+        angle = -(limbs["psi"][..., None] + limbs["swing"][..., None] * rtaus[:, None, :])
+        joint = limbs["joint"][:, :, None, :].expand(B, N_PART, NT, 2)
+        one = torch.ones_like(angle)
+        hinge = self._matrix(angle, one, 0 * one, 0 * one, -joint[..., 0], -joint[..., 1])
+        centre = torch.eye(3, device=dev).repeat(B, N_PART, NT, 1, 1)
+        centre[..., 0, 2] = -limbs["half"][..., 0, None]
+        Mp = centre @ hinge @ M[:, 1:1 + N_PART]  # [B,NP,NT,3,3]
+        V = self._apply(Mp)  # [B,NP,NT,S,S,2]
+
+        sigma = torch.exp(self._u(B, N_PART, lo=math.log(0.8), hi=math.log(1.25)))
+        idx = torch.randint(0, self.K, (B * N_PART,), generator=self.g, device=dev)
+        g = (V * (sigma[..., None, None, None, None] / ((R - 1) / 2))).reshape(B * N_PART, NT * S, S, 2)
+        col = F.grid_sample(self.bank[idx].float(), g, mode="bilinear", padding_mode="reflection",
+                            align_corners=True).view(B, N_PART, 3, NT, S, S)
+        half = limbs["half"]
+        gm = (V / half[:, :, None, None, None, :]).reshape(B * N_PART, NT * S, S, 2)
+        field = self._mask_fields(B * N_PART)
+        edge = torch.exp(self._u(B, N_PART, lo=math.log(0.3), hi=math.log(1.5)))
+        alpha = self._alpha(field, gm, half, edge, leaks=False).view(B, N_PART, 1, NT, S, S)
+        alpha = alpha * limbs["on"][..., None, None, None, None]
+        if flow is not None:
+            flows = torch.cat(self._layer_flows(Mp, V, None, c0, ct, c1), -1).permute(0, 1, 4, 2, 3)
+        for p in range(N_PART):
+            a = alpha[:, p]
+            img = img + a * (col[:, p] - img)
+            if flow is not None:
+                flow = flow + a[:, :, ct] * (flows[:, p] - flow)
+        return img, flow
+
     # ------------------------------------------------------------------ motion blur
-    def _exposures(self, taus, mag, deform, static_scene):
+    def _exposures(self, taus, fastest, static_scene):
         """Render times [B, 3 * n_sub]: n_sub taus spread evenly over each frame's exposure
         (a share of the frame interval), centred on the frame's tau. The exposure is capped
-        so that neighbouring renders are at most 2 px apart: a smooth streak, not copies."""
+        so that neighbouring renders of the fastest point ([B] px per frame interval) are at
+        most 2 px apart: a smooth streak, not copies."""
         B, J = taus.shape[0], self.n_sub
-        fastest = mag.amax(1) + (deform[1].amax(1) if deform is not None else 0.0)
         cap = 2.0 * (J - 1) / fastest.clamp_min(1e-3)
         open_ = self._bern(self.motion_blur, B) & ~static_scene
         expo = torch.where(open_, torch.minimum(self._u(B, lo=0.3, hi=1.0), cap),
@@ -397,6 +462,23 @@ class Synth:
         amp = torch.where(pexp > 3, self._u(n, hi=0.15), self._u(n, lo=0.1, hi=0.45))
         noise = self._smooth_noise(n, 1, m=m) / 1.3
         return (1.0 - 1.5 * r[:, None]) + amp[:, None, None, None] * noise
+
+    @staticmethod
+    def _alpha(field, coords, radii, edge, leaks):
+        """Opacity [n,1,X,Y] of shapes whose mask field [n,1,m,m] (1 - 1.5 r^2 plus noise,
+        see _mask_fields) is sampled at coords [n,X,Y,2] in its [-1, 1] square; radii [...,2]
+        px, edge [...] px: the soft edge's width. With leaks the shape leaks beyond its square
+        as the shipped models' data did: the border value repeats, so ~12% of the shapes grow a
+        thin ray to the frame's edge, and small shapes with soft edges (~11% at 256 px) a
+        faint halo. Without, the shape ends at its square and its edge is at most ~1/8 of its
+        mean radius wide, so the opacity there is below 2%."""
+        f = F.grid_sample(field, coords, mode="bilinear", padding_mode="border", align_corners=True)
+        # the field falls by ~2.4 per radius near the outline
+        k = (radii.mean(-1) / (2.4 * edge)).reshape(-1, 1, 1, 1)
+        if leaks:
+            return torch.sigmoid(f * k)
+        inside = (coords.abs() <= 1).all(-1)[:, None]
+        return torch.sigmoid(f * k.clamp_min(8.0)) * inside
 
     def _smooth_noise(self, n, channels, m=64, octaves=((4, 1.0), (8, 0.5), (16, 0.25))):
         """Sum of bicubically upsampled Gaussian noise grids [n, channels, m, m]; octaves are
@@ -560,10 +642,12 @@ if __name__ == "__main__":  # self-check and a preview sheet
     ap.add_argument("--preview", default="")
     ap.add_argument("--nonrigid", type=float, default=0.0)
     ap.add_argument("--motion-blur", type=float, default=0.0)
+    ap.add_argument("--parts", type=float, default=0.0)
+    ap.add_argument("--mask-leaks", type=float, default=1.0)
     a = ap.parse_args()
     t0 = time.time()
     gen = Synth(a.pool, a.device, a.size, bank=a.bank, nonrigid=a.nonrigid,
-                motion_blur=a.motion_blur)
+                motion_blur=a.motion_blur, parts=a.parts, mask_leaks=a.mask_leaks)
     print(f"init {time.time() - t0:.1f}s: {len(gen.pool)} photos, bank {gen.K}x{gen.R}")
     b = gen.sample(a.batch)
     if a.device.startswith("cuda"):

@@ -2,8 +2,8 @@
 """Tests of the training-data generator (synth.py) on the CPU, on a small pool made here from
 test frames (the real pool needs Debian's wallpaper packages): the shapes and ranges, that the
 ground-truth flows explain the frame at t, that the frame at t is rendered from the same scene
-as the two frames (t = 0 gives frame 0 exactly), for the rigid, non-rigid and motion-blurred
-mixes, and the exposure times of motion blur.
+as the two frames (t = 0 gives frame 0 exactly), for every mix (rigid, non-rigid, motion blur,
+jointed parts, masks without leaks), the exposure times of motion blur and the masks' edges.
 
 Run: /usr/bin/python3 -m unittest tools/train/test_synth.py   (or run this file)
 """
@@ -26,7 +26,8 @@ from synth import Synth  # noqa: E402
 
 SIZE = 128  # large enough that occlusions and the frame border do not dominate
 MIXES = {"rigid": {}, "nonrigid": {"nonrigid": 1.0}, "blur": {"motion_blur": 1.0},
-         "both": {"nonrigid": 0.5, "motion_blur": 0.5}}
+         "parts": {"parts": 1.0}, "no_leaks": {"mask_leaks": 0.0},
+         "all": {"nonrigid": 0.5, "motion_blur": 0.5, "parts": 0.5, "mask_leaks": 0.0}}
 
 
 def make_pool(root):
@@ -103,13 +104,27 @@ class SynthTest(unittest.TestCase):
                 other = torch.where(rev, b["img0"], b["img1"])
                 self.assertFalse(torch.equal(b["imgt"], other))
 
+    def test_masks_end_at_their_square_unless_they_leak(self):
+        field = torch.full((1, 1, 8, 8), -0.5)
+        field[..., 3:5, 3:5] = 1.0  # a shape in the middle, and a border that leaks
+        field[..., :, -1] = 0.2
+        xs = torch.linspace(-3, 3, 61)
+        coords = torch.stack((xs, torch.zeros_like(xs)), -1).view(1, 1, 61, 2)
+        radii, edge = torch.tensor([[6.0, 6.0]]), torch.tensor([1.0])
+        tight = Synth._alpha(field, coords, radii, edge, leaks=False)[0, 0, 0]
+        leaky = Synth._alpha(field, coords, radii, edge, leaks=True)[0, 0, 0]
+        outside = xs.abs() > 1
+        self.assertEqual(tight[outside].abs().max().item(), 0.0)
+        self.assertGreater(tight[30].item(), 0.99)  # opaque at the centre
+        self.assertGreater(leaky[xs > 1.5].min().item(), 0.5)  # a ray beyond the square
+
     def test_motion_blur_exposures(self):
         gen = self.gens["blur"]
         J = gen.n_sub
         B = 64
         taus = torch.stack((torch.zeros(B), torch.rand(B), torch.ones(B)), 1)
         mag = torch.rand(B, 5) * 40
-        rt = gen._exposures(taus, mag, None, torch.zeros(B, dtype=torch.bool))
+        rt = gen._exposures(taus, mag.amax(1), torch.zeros(B, dtype=torch.bool))
         self.assertEqual(tuple(rt.shape), (B, 3 * J))
         for k in range(3):
             sub = rt[:, k * J:(k + 1) * J]
