@@ -63,6 +63,27 @@ std::vector<Frame> moving(int count, float from = 0.0f) {
   return frames;
 }
 
+// Each thumbnail pixel is the mean Rec. 709 luma of the frame pixels that fall in its cell,
+// summed in raster order: the parallel sums must be exactly the plain loop's.
+TEST(SceneCut, ThumbnailIsTheMeanLumaOfEachCell) {
+  for (const auto& [w, h] : {std::pair{1921, 1083}, std::pair{57, 31}, std::pair{40, 7}}) {
+    const Frame f = io::test_pattern(w, h, 3.0f);
+    const Thumbnail t = make_thumbnail(f);
+    ASSERT_EQ(t.width, std::min(56, w));
+    std::vector<float> sums(t.luma.size(), 0.0f);
+    std::vector<int> counts(t.luma.size(), 0);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const std::uint8_t* p = f.rgb8().data() + (std::size_t(y) * w + x) * 3;
+        const std::size_t cell = std::size_t(y) * t.height / h * t.width + std::size_t(x) * t.width / w;
+        sums[cell] += (0.2126f * float(p[0]) + 0.7152f * float(p[1]) + 0.0722f * float(p[2])) * (1.0f / 255.0f);
+        counts[cell] += 1;
+      }
+    for (std::size_t i = 0; i < sums.size(); ++i)
+      ASSERT_EQ(t.luma[i], sums[i] / float(counts[i])) << w << "x" << h << " cell " << i;
+  }
+}
+
 TEST(SceneCut, IdenticalFramesScoreZeroAndDifferentScenesScoreHigh) {
   const Thumbnail a = make_thumbnail(io::test_pattern(W, H, 0.0f));
   EXPECT_NEAR(scene_change(a, a), 0.0, 1e-6);
