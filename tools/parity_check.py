@@ -34,7 +34,7 @@ def run_framecast(exe, d, model, guard, tag):
     """Run `framecast pair` and return its outputs as uint8 HxWx3 arrays (exits on failure)."""
     pattern = d / f"out_{tag}_%d.png"
     cmd = [str(exe), "pair", str(d / "frame0.png"), str(d / "frame1.png"), "-o", str(pattern),
-           "-t", ",".join(map(str, TS)), "--model", str(d / model), "--backend", "cpu"]
+           "-t", ",".join(map(str, TS)), "--model", str(d / model), "--backend", "cpu", "--precision", "f32"]
     if guard:
         cmd.append("--static-guard")
     try:

@@ -12,7 +12,9 @@
 
 namespace framecast {
 
-enum class Precision { automatic, f32, f16 };
+// Storage of activations and weights; arithmetic accumulates in f32. automatic: f16 on GPUs
+// that have it, bf16 on CPUs with bfloat16 instructions, f32 elsewhere.
+enum class Precision { automatic, f32, f16, bf16 };
 
 struct RuntimeOptions {
   Precision precision = Precision::automatic;

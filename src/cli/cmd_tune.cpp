@@ -58,6 +58,8 @@ vulkan::TuneOutcome tune_and_report(const std::shared_ptr<const vulkan::Context>
 void run_tune(const TuneOptions& options) {
   using namespace framecast::vulkan;
   const Precision precision = parse_precision(options.precision);
+  if (precision == Precision::bf16)
+    throw Error(ErrorKind::unsupported, "tune measures the Vulkan backend, which stores f32 or f16 (--precision bf16)");
   // Without --model: the 240-channel student that `bench` measures by default.
   const ModelShape shape = options.model.empty() ? Model::random_classic(120, 240).shape()
                                                  : load_model(options.model).shape();

@@ -25,7 +25,9 @@ void add_engine_options(CLI::App& command, EngineOptions& options, bool with_gua
       ->capture_default_str();
   command.add_option("--device", options.device, "GPU index (see `framecast info`); -1 picks one")
       ->capture_default_str();
-  command.add_option("--precision", options.precision, "auto, f32 or f16")->capture_default_str();
+  command.add_option("--precision", options.precision,
+                     "auto, f32, f16 (GPUs) or bf16 (CPUs with bfloat16 instructions)")
+      ->capture_default_str();
   if (with_guard)
     command.add_flag("--static-guard", options.static_guard,
                      "keep regions that are identical in both frames (text, logos) untouched");
@@ -36,7 +38,8 @@ Precision parse_precision(const std::string& text) {
   if (text == "auto") return Precision::automatic;
   if (text == "f32") return Precision::f32;
   if (text == "f16") return Precision::f16;
-  throw Error(ErrorKind::invalid_argument, "unknown precision '" + text + "' (auto, f32, f16)");
+  if (text == "bf16") return Precision::bf16;
+  throw Error(ErrorKind::invalid_argument, "unknown precision '" + text + "' (auto, f32, f16, bf16)");
 }
 
 RuntimeOptions runtime_options(const EngineOptions& options) {

@@ -8,6 +8,7 @@
 #include "backends/cpu/ops_reference.hpp"
 #include "core/test_support.hpp"
 #include "framecast/engine.hpp"
+#include "framecast/error.hpp"
 #include "io/test_pattern.hpp"
 
 namespace framecast::cpu {
@@ -97,8 +98,10 @@ TEST(CpuPaths, EndToEndFastMatchesReferenceWithinOneLsb) {
   const Frame f0 = io::test_pattern(83, 47, 0.0f, SampleDepth::u16);
   const Frame f1 = io::test_pattern(83, 47, 5.0f, SampleDepth::u16);
   const std::vector<float> ts = {0.0f, 0.33f, 1.0f};
-  Engine fast(Model::random_classic(16, 32, 9), {"cpu", -1});
-  Engine ref(Model::random_classic(16, 32, 9), {"cpu-reference", -1});
+  RuntimeOptions f32;
+  f32.precision = Precision::f32;
+  Engine fast(Model::random_classic(16, 32, 9), {"cpu", -1}, f32);
+  Engine ref(Model::random_classic(16, 32, 9), {"cpu-reference", -1}, f32);
   const auto a = fast.interpolate(f0, f1, ts), b = ref.interpolate(f0, f1, ts);
   for (std::size_t i = 0; i < ts.size(); ++i) {
     ASSERT_EQ(a[i].depth(), SampleDepth::u16);
@@ -119,6 +122,7 @@ TEST(CpuPaths, EndToEndEveryVariantFastMatchesReference) {
     const auto model_file = dir / testing::read_json(dir / "case.json")["model"].get<std::string>();
     for (bool guard : {false, true}) {
       RuntimeOptions options;
+      options.precision = Precision::f32;
       options.static_guard = guard;
       Engine fast(Model::load(model_file), {"cpu", -1}, options);
       Engine ref(Model::load(model_file), {"cpu-reference", -1}, options);
@@ -132,6 +136,47 @@ TEST(CpuPaths, EndToEndEveryVariantFastMatchesReference) {
       }
     }
   }
+}
+
+// bf16 storage (AVX512-BF16, AMX) against f32 on the fast path, with the shipped models on
+// frames that move: bfloat16 keeps 8 bits of mantissa, yet the frames differ by at most 1-3
+// steps and 0.013-0.057 on average (measured); a layout or conversion mistake is far larger.
+TEST(CpuPaths, Bf16StaysCloseToF32) {
+  if (!cpu_has_bf16()) GTEST_SKIP() << "this CPU has no bfloat16 instructions";
+  const Frame f0 = io::test_pattern(160, 96, 0.0f), f1 = io::test_pattern(160, 96, 5.0f);
+  const std::vector<float> ts = {0.3f, 0.5f};
+  for (const char* name : {"fast", "quality", "slim"}) {
+    SCOPED_TRACE(name);
+    RuntimeOptions f32, bf16;
+    f32.precision = Precision::f32;
+    bf16.precision = Precision::bf16;
+    Engine exact(Model::load(resolve_model(name)), {"cpu", -1}, f32);
+    Engine brief(Model::load(resolve_model(name)), {"cpu", -1}, bf16);
+    EXPECT_NE(brief.runtime(160, 96).describe().find("bf16"), std::string::npos);
+    const auto a = exact.interpolate(f0, f1, ts), b = brief.interpolate(f0, f1, ts);
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      const auto diff = testing::compare(a[i], b[i]);
+      EXPECT_LE(diff.max_error, 4) << "t=" << ts[i] << " at " << testing::where(a[i], diff.worst);
+      EXPECT_LT(diff.mean_error, 0.1) << "t=" << ts[i];
+    }
+  }
+}
+
+TEST(CpuPaths, PrecisionsTheCpuCannotRunAreRefused) {
+  const auto model_file = testing::golden_dir() / "tfact_37x21" / "model.json";
+  const auto refused = [&](const char* backend, Precision precision) {
+    RuntimeOptions options;
+    options.precision = precision;
+    try {
+      Engine(Model::load(model_file), {backend, -1}, options).runtime(37, 21);
+    } catch (const Error& e) {
+      return e.kind() == ErrorKind::unsupported;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused("cpu", Precision::f16));
+  EXPECT_TRUE(refused("cpu-reference", Precision::bf16));
+  EXPECT_EQ(refused("cpu", Precision::bf16), !cpu_has_bf16());
 }
 
 // The profile lists the pair's stages once, then the last mid's, under the Vulkan runtime's

@@ -38,7 +38,11 @@ struct BlockSpec {
   int input_width = 0;                  // the block's input size (multiples of 4)
   int input_height = 0;
   bool refine_head = false;             // tfact2's head rides on block0's net
+  bool bf16 = false;                    // activations and weights in bfloat16 (oneDNN only)
 };
+
+// Whether oneDNN runs bfloat16 convolutions natively here (AVX512-BF16 or AMX).
+bool cpu_has_bf16();
 
 std::unique_ptr<ConvNet> make_reference_net(const Model& model, const BlockSpec& block);
 std::unique_ptr<ConvNet> make_dnnl_net(const Model& model, const BlockSpec& block);

@@ -11,6 +11,18 @@ namespace {
 
 int round_up16(int v) { return (v + 15) / 16 * 16; }
 
+// bf16 where asked for, or by default where the CPU computes it natively; f32 otherwise.
+bool use_bf16(Precision precision, CpuPath path) {
+  if (precision == Precision::f16)
+    throw Error(ErrorKind::unsupported, "the CPU backend computes in f32 or bf16 (--precision f16)");
+  if (precision == Precision::bf16 && path == CpuPath::reference)
+    throw Error(ErrorKind::unsupported, "cpu-reference computes in f32 only (--precision bf16)");
+  if (precision == Precision::bf16 && !cpu_has_bf16())
+    throw Error(ErrorKind::unsupported,
+                "this CPU has no bfloat16 instructions (--precision bf16); use f32 or auto");
+  return path == CpuPath::fast && precision != Precision::f32 && cpu_has_bf16();
+}
+
 // The full-resolution per-pixel passes of each path (the convolutions are the ConvNet's): the reference ops are the oracle, the
 // fast ones (ops_fast.hpp) compute the same up to float rounding.
 struct PixelPasses {
@@ -42,18 +54,17 @@ CpuRuntime::CpuRuntime(const Model& model, int width, int height, const RuntimeO
       model_(model),
       options_(options),
       path_(path),
+      bf16_(use_bf16(options.precision, path)),
       padded_width_(round_up16(width)),
       padded_height_(round_up16(height)) {
   if (width <= 0 || height <= 0)
     throw Error(ErrorKind::invalid_argument, "invalid frame size");
-  if (options.precision == Precision::f16)
-    throw Error(ErrorKind::unsupported, "the CPU backend computes in f32 only (--precision f16)");
   const auto make_net = path == CpuPath::fast ? make_dnnl_net : make_reference_net;
   nets_.push_back(make_net(model, {"block0", padded_width_ / 4, padded_height_ / 4,
-                                   model.variant() == Variant::tfact2}));
+                                   model.variant() == Variant::tfact2, bf16_}));
   for (const auto& b : model.shape().blocks)
     nets_.push_back(make_net(model, {"block" + std::to_string(b.index), padded_width_ / b.scale,
-                                     padded_height_ / b.scale, false}));
+                                     padded_height_ / b.scale, false, bf16_}));
 }
 
 template <typename F>
@@ -139,7 +150,7 @@ void CpuRuntime::run_refinement_blocks(float t) {
 
 std::string CpuRuntime::describe() const {
   return std::string(path_ == CpuPath::fast ? "cpu (oneDNN" : "cpu-reference (plain loops") +
-         ", f32, " + std::to_string(omp_get_max_threads()) + " threads)";
+         (bf16_ ? ", bf16, " : ", f32, ") + std::to_string(omp_get_max_threads()) + " threads)";
 }
 
 }  // namespace framecast::cpu

@@ -31,6 +31,7 @@ class CpuRuntime final : public Runtime {
   const Model& model_;
   RuntimeOptions options_;
   CpuPath path_;
+  bool bf16_;  // the oneDNN convs store bfloat16
   int padded_width_, padded_height_;
   // The flow and mask after every block: refinement blocks run on the full-resolution field.
   void run_refinement_blocks(float t);

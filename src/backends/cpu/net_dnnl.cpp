@@ -1,7 +1,9 @@
-// The fast CPU path: oneDNN convolutions, multi-threaded, with activations in whatever
-// blocked layout oneDNN prefers for this machine. PReLU runs as oneDNN's own primitive in
-// place after each convolution: as a post-op (oneDNN 2.6) it drops the convolution to the
-// reference implementation, ~30x slower.
+// The fast CPU path: oneDNN convolutions, multi-threaded. Activations are f32 in whatever
+// blocked layout oneDNN prefers for this machine or, on CPUs with bfloat16 instructions
+// (AVX512-BF16, AMX), bf16 channels-last with f32 accumulation: in oneDNN 2.6 only that
+// layout reaches the AMX kernels (blocked bf16 ran slower than f32). PReLU runs as oneDNN's own
+// primitive in place after each convolution: as a post-op (oneDNN 2.6) it drops the
+// convolution to the reference implementation, ~30x slower.
 #include <algorithm>
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -18,15 +20,18 @@ using dt = memory::data_type;
 
 class DnnlNet final : public ConvNet {
  public:
-  DnnlNet(const Model& model, const BlockSpec& block) : model_(model) {
+  DnnlNet(const Model& model, const BlockSpec& block)
+      : model_(model), act_dt_(block.bf16 ? dt::bf16 : dt::f32) {
     const std::string& b = block.name;
     const auto& in_shape = model.tensor(b + ".conv0.0.0.weight").shape;
     const memory::dim c1 = in_shape[0], c2 = model.tensor(b + ".conv0.1.0.weight").shape[0];
     const memory::dim w = block.input_width, h = block.input_height;
     xq_md_ = plain({1, in_shape[1], h, w});
-    conv0a_ = make_conv(b + ".conv0.0.0", b + ".conv0.0.1.weight", xq_md_, 2, any({1, c1, h / 2, w / 2}));
+    conv0a_ = make_conv(b + ".conv0.0.0", b + ".conv0.0.1.weight", input_md(xq_md_.dims()), 2,
+                        activations({1, c1, h / 2, w / 2}));
+    xq_ = staging(conv0a_.src_md);
     conv0b_ = make_conv(b + ".conv0.1.0", b + ".conv0.1.1.weight", conv0a_.dst_md, 2,
-                        any({1, c2, h / 4, w / 4}));
+                        activations({1, c2, h / 4, w / 4}));
     const memory::desc act_md = conv0b_.dst_md;  // the whole trunk shares one layout
     for (int i = 0; i < 8; ++i) {
       const std::string p = b + ".convblock." + std::to_string(i);
@@ -36,14 +41,14 @@ class DnnlNet final : public ConvNet {
     act_ = memory(act_md, engine_);
     tmp_ = memory(act_md, engine_);
     feat0_ = memory(act_md, engine_);
+    residual_ = dnnl::binary({{dnnl::algorithm::binary_add, act_md, act_md, act_md}, engine_});
     make_decoder(b, act_md, h / 2, w / 2);
     if (model.shape().film_hidden > 0) make_film(act_md);
     if (block.refine_head) make_refine(h, w);
   }
 
   void encode(const Planes& xq) override {
-    memory src(xq_md_, engine_, const_cast<float*>(xq.values.data()));
-    run(conv0a_, src, f8_);
+    run(conv0a_, input(xq, xq_md_, xq_), f8_);
     run(conv0b_, f8_, act_);
     copy(act_, feat0_);
   }
@@ -86,7 +91,7 @@ class DnnlNet final : public ConvNet {
 
   void refine(const Planes& rin, Planes& features) override {
     const int r = model_.shape().refine_width;
-    memory src(refine_[0].src_md, engine_, const_cast<float*>(rin.values.data()));
+    const memory src = input(rin, plain({1, 11, rin.height, rin.width}), refine_in_);
     features = Planes(r, rin.height, rin.width);
     memory out(plain({1, r, rin.height, rin.width}), engine_, features.values.data());
     run(refine_[0], src, refine_a_);
@@ -106,7 +111,29 @@ class DnnlNet final : public ConvNet {
   };
 
   static memory::desc plain(const memory::dims& dims) { return {dims, dt::f32, tag::nchw}; }
-  static memory::desc any(const memory::dims& dims) { return {dims, dt::f32, tag::any}; }
+  // Activations and weights: oneDNN picks the layout.
+  memory::desc any(const memory::dims& dims) const { return {dims, act_dt_, tag::any}; }
+  // A first conv's input: the planes themselves (f32), or converted to channels-last bf16.
+  memory::desc input_md(const memory::dims& dims) const {
+    return {dims, act_dt_, act_dt_ == dt::bf16 ? tag::nhwc : tag::nchw};
+  }
+  // Activations between convs (see the top of the file).
+  memory::desc activations(const memory::dims& dims) const {
+    return {dims, act_dt_, act_dt_ == dt::bf16 ? tag::nhwc : tag::any};
+  }
+
+  // Where f32 input planes are converted for a first conv that reads another type; an empty
+  // memory when the conv reads the planes themselves.
+  memory staging(const memory::desc& conv_src) {
+    return act_dt_ == dt::f32 ? memory() : memory(conv_src, engine_);
+  }
+  // The planes as a first conv reads them: in place, or converted into staged.
+  memory input(const Planes& planes, const memory::desc& plain_md, memory& staged) {
+    memory user(plain_md, engine_, const_cast<float*>(planes.values.data()));
+    if (!staged) return user;
+    dnnl::reorder(user, staged).execute(stream_, user, staged);
+    return staged;
+  }
 
   memory user_memory(const memory::desc& md, const std::string& name) {
     const auto& t = model_.tensor(name);
@@ -128,7 +155,7 @@ class DnnlNet final : public ConvNet {
                  int stride, const memory::desc& dst_md, bool residual = false) {
     const auto& w = model_.tensor(prefix + ".weight");
     const memory::dims wdims = {w.shape[0], w.shape[1], 3, 3};
-    const memory::desc bias_md({w.shape[0]}, dt::f32, tag::x);
+    const memory::desc bias_md({w.shape[0]}, dt::f32, tag::x);  // f32 with bf16 data too
     const dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
         any(wdims), bias_md, dst_md, {stride, stride}, {1, 1}, {1, 1});
@@ -141,7 +168,7 @@ class DnnlNet final : public ConvNet {
     c.dst_md = pd.dst_desc();
     const memory::dims slopes_dims = {1, w.shape[0], 1, 1};
     const dnnl::prelu_forward::primitive_desc prelu_pd(
-        {dnnl::prop_kind::forward_inference, c.dst_md, any(slopes_dims)}, engine_);
+        {dnnl::prop_kind::forward_inference, c.dst_md, {slopes_dims, dt::f32, tag::any}}, engine_);
     c.prelu = dnnl::prelu_forward(prelu_pd);
     c.slopes = packed({slopes_dims, dt::f32, tag::nchw}, prelu_pd.weights_desc(), prelu);
     c.residual = residual;
@@ -154,17 +181,9 @@ class DnnlNet final : public ConvNet {
                                   {DNNL_ARG_BIAS, c.bias},
                                   {DNNL_ARG_DST, dst}});
     c.prelu.execute(stream_, {{DNNL_ARG_SRC, dst}, {DNNL_ARG_WEIGHTS, c.slopes}, {DNNL_ARG_DST, dst}});
+    if (c.residual)
+      residual_.execute(stream_, {{DNNL_ARG_SRC_0, dst}, {DNNL_ARG_SRC_1, feat0_}, {DNNL_ARG_DST, dst}});
     stream_.wait();
-    if (c.residual) add_raw(feat0_, dst);
-  }
-
-  // dst += src over two memories of one layout (padding lanes included: both are zero there).
-  static void add_raw(const memory& src, const memory& dst) {
-    const auto* a = static_cast<const float*>(src.get_data_handle());
-    auto* b = static_cast<float*>(dst.get_data_handle());
-    const std::size_t n = dst.get_desc().get_size() / sizeof(float);
-#pragma omp parallel for
-    for (std::size_t i = 0; i < n; ++i) b[i] += a[i];
   }
 
   void copy(const memory& from, const memory& to) {
@@ -181,7 +200,7 @@ class DnnlNet final : public ConvNet {
     // to the reference implementation); one reorder then makes the planes.
     const dnnl::deconvolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, act_md,
-        any(wdims), bias_md, any({1, 5, h8, w8}), {2, 2}, {1, 1}, {1, 1});
+        any(wdims), bias_md, {{1, 5, h8, w8}, dt::f32, tag::any}, {2, 2}, {1, 1}, {1, 1});
     const dnnl::deconvolution_forward::primitive_desc pd(desc, engine_);
     deconv_ = dnnl::deconvolution_forward(pd);
     deconv_out_ = memory(pd.dst_desc(), engine_);
@@ -211,8 +230,9 @@ class DnnlNet final : public ConvNet {
     const memory::dim r = model_.shape().refine_width;
     // Every conv stays in the blocked layout and one reorder makes the planes: a blocked-in,
     // plain-out conv has no JIT kernel in oneDNN 2.6 (its reference one took 4.9 s at 960x540).
-    const memory::desc in_md = plain({1, 11, h4, w4});
-    refine_.push_back(make_conv("refine.c0", "refine.a0.weight", in_md, 1, any({1, r, h4, w4})));
+    const memory::desc in_md = input_md({1, 11, h4, w4});
+    refine_.push_back(make_conv("refine.c0", "refine.a0.weight", in_md, 1, activations({1, r, h4, w4})));
+    refine_in_ = staging(refine_[0].src_md);
     for (const char* c : {"1", "2"})
       refine_.push_back(make_conv(std::string("refine.c") + c, std::string("refine.a") + c + ".weight",
                                   refine_[0].dst_md, 1, refine_[0].dst_md));
@@ -221,12 +241,14 @@ class DnnlNet final : public ConvNet {
   }
 
   const Model& model_;
+  const dt act_dt_;
   dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream_{engine_};
   memory::desc xq_md_, deconv_dst_md_;
   Conv conv0a_, conv0b_;
   std::vector<Conv> blocks_, refine_;
-  memory f8_, act_, tmp_, feat0_, trunk_, refine_a_, refine_b_;
+  memory xq_, f8_, act_, tmp_, feat0_, trunk_, refine_in_, refine_a_, refine_b_;
+  dnnl::binary residual_;  // the trunk's residual: dst += feat0
   dnnl::deconvolution_forward deconv_;
   memory deconv_weights_, deconv_bias_, deconv_out_;
   dnnl::batch_normalization_forward film_;
@@ -234,6 +256,11 @@ class DnnlNet final : public ConvNet {
 };
 
 }  // namespace
+
+bool cpu_has_bf16() {
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+}
 
 std::unique_ptr<ConvNet> make_dnnl_net(const Model& model, const BlockSpec& block) {
   try {

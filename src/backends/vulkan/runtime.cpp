@@ -29,6 +29,8 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
       timeline_(context_) {
   if (width <= 0 || height <= 0) throw Error(ErrorKind::invalid_argument, "invalid frame size");
   const DeviceCaps& caps = context_->caps();
+  if (options.precision == Precision::bf16)
+    throw Error(ErrorKind::unsupported, "the Vulkan backend stores f32 or f16 (--precision bf16)");
   if (options.precision == Precision::f16 && !caps.f16)
     throw Error(ErrorKind::unsupported, caps.name + " has no f16 arithmetic with 16-bit storage "
                                                     "(--precision f16); use f32 or auto");
