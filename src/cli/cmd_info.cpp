@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "backends/cpu/conv_net.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "framecast/error.hpp"
@@ -31,7 +32,9 @@ void print_model(const std::string& name) {
 void run_info() {
   std::cout << "Framecast 0.1.0\n\nBackends:";
   for (const auto& name : backend_names()) std::cout << " " << name;
-  std::cout << "\n\nCPU: " << omp_get_max_threads() << " threads (oneDNN for the fast path)\n";
+  std::cout << "\n\nCPU: " << omp_get_max_threads() << " threads (oneDNN for the fast path); bfloat16 "
+            << (cpu::cpu_has_bf16() ? "instructions: yes (auto precision is bf16)\n"
+                                    : "instructions: no (auto precision is f32)\n");
 #ifdef FRAMECAST_HAVE_VULKAN
   std::cout << "\nVulkan devices:\n" << vulkan::device_report();
 #else
