@@ -27,7 +27,8 @@ another model of the run (trained on the same batches, listed before the student
 file (frozen). This is how the fast 1-block model learns from the quality model's flow.
 
 --init NAME=FILE starts a NEW model from another one's weights (e.g. a quality model, or a tfact2
-model, from the trained default): tensors of the same name and shape are copied, block0's first
+model, from the trained default; --init-rename moves the file's blocks to make room for a new
+block between them): tensors of the same name and shape are copied, block0's first
 conv keeps the frame channels where the t plane is gone (classic -> tfact*), and the parts the
 source lacks start as the identity (refinement blocks' deconv, FiLM's last layer and tfact2's
 refine output conv at zero), so the new model starts exactly where the source model is.
@@ -152,10 +153,19 @@ def validate(net, triplets, device):
 
 
 # ---------------------------------------------------------------------- models
-def warm_start(net, path):
+def renamed(name, renames):
+    """name with its block prefix replaced per renames {old: new} (e.g. block1 -> block2)."""
+    prefix, dot, rest = name.partition(".")
+    return renames.get(prefix, prefix) + dot + rest
+
+
+def warm_start(net, path, renames=None):
     """Copy matching tensors of the model file at path into net and zero the layers that make
-    the parts path lacks a no-op (see the module docstring). Returns (copied, zeroed) names."""
+    the parts path lacks a no-op (see the module docstring). renames {old: new} moves the
+    file's blocks first, so a new block can go between them (block1 -> block2 puts a new
+    block1 after block0). Returns (copied, zeroed) names."""
     src, _ = read_tensors(path)
+    src = {renamed(k, renames or {}): v for k, v in src.items()}
     state = net.state_dict()
     copied = []
     for name in sorted(state, key=lambda n: n.endswith(".weight")):  # biases first: see below
@@ -198,7 +208,7 @@ def parse_model(spec):
 
 
 class Trainee:
-    def __init__(self, name, cfg, args, device, resume=None, init=None):
+    def __init__(self, name, cfg, args, device, resume=None, init=None, renames=None):
         self.name, self.cfg, self.args = name, cfg, args
         self.history, self.prev = [], {"samples": 0, "steps": 0, "train_seconds": 0.0}
         if resume:
@@ -220,7 +230,7 @@ class Trainee:
                                cfg["refine_width"], cfg["blocks"])
             if init:
                 with torch.no_grad():
-                    copied, zeroed = warm_start(net, init)
+                    copied, zeroed = warm_start(net, init, renames)
                 total = len(net.state_dict())
                 print(f"[{name}] initialised from {init}: {len(copied)} of {total} tensors copied, "
                       f"zeroed {zeroed}", flush=True)
@@ -342,6 +352,9 @@ def main():
     ap.add_argument("--distill-w", type=float, default=0.05)
     ap.add_argument("--init", action="append", default=[],
                     help="NAME=FILE: a new model warm-started from another model's weights")
+    ap.add_argument("--init-rename", action="append", default=[],
+                    help="NAME=OLD>NEW[,OLD>NEW...]: move the --init file's blocks first, e.g. "
+                         "block1>block2,block2>block3 to put a new block1 after block0")
     ap.add_argument("--compile-census", type=int, default=1,
                     help="fuse the census loss with torch.compile on CUDA (PyTorch 2)")
     ap.add_argument("--profile-steps", type=int, default=0,
@@ -391,10 +404,13 @@ def main():
 
     resumes = dict(r.split("=", 1) for r in args.resume)
     inits = dict(r.split("=", 1) for r in args.init)
+    renames = {name: dict(pair.split(">") for pair in spec.split(","))
+               for name, spec in (r.split("=", 1) for r in args.init_rename)}
     models = []
     for spec in args.model:
         name, cfg, every = parse_model(spec)
-        models.append(Trainee(name, cfg, args, device, resumes.get(name), inits.get(name)))
+        models.append(Trainee(name, cfg, args, device, resumes.get(name), inits.get(name),
+                              renames.get(name)))
         models[-1].every = every
         print(f"[{name}] {cfg} params {models[-1].nparams:,}", flush=True)
 

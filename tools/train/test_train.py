@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Tests of the trainer's model surgery and losses on the CPU: a model grown from another with
+--init (a block inserted with --init-rename) starts out computing the same frames as its
+source, and classic -> tfact2 folds the t plane into a bias; the distillation loss counts only
+where the teacher is better; parse_model reads every spec form.
+
+Run: /usr/bin/python3 -m unittest tools/train/test_train.py   (or run this file)
+"""
+import os
+import sys
+import tempfile
+import unittest
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from framecast_model import FramecastNet, save_safetensors  # noqa: E402
+from framecast_model.testdata import make_frames, to_tensor  # noqa: E402
+from train import distill_loss, parse_model, warm_start  # noqa: E402
+
+
+def trained_like(net, seed):
+    """Random weights at a scale that gives flows of a few pixels (not a zero network)."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) * (0.3 / max(1, p[0].numel()) ** 0.5))
+    return net
+
+
+class WarmStartTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        f0, f1 = make_frames(72, 40, seed=4)
+        self.img0, self.img1 = to_tensor(f0), to_tensor(f1)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def saved(self, net, name):
+        path = os.path.join(self.tmp.name, name + ".safetensors")
+        save_safetensors(net, path)
+        return path
+
+    def assert_same_output(self, source, grown, t=0.5):
+        with torch.no_grad():
+            a = source(self.img0, self.img1, t)
+            b = grown(self.img0, self.img1, t)
+        self.assertGreater(a.std().item(), 0.05)
+        self.assertLess((a - b).abs().max().item(), 1e-5)
+
+    def test_inserting_a_block_after_block0_keeps_the_output(self):
+        source = trained_like(FramecastNet("classic", 8, 12, blocks=[(6, 8, 2)]), 1)
+        grown = FramecastNet("classic", 8, 12, blocks=[(6, 10, 4), (6, 8, 2)])
+        copied, zeroed = warm_start(grown, self.saved(source, "k2"), {"block1": "block2"})
+        self.assertIn("block2.lastconv.weight", copied)  # the old block1, moved
+        self.assertIn("block1.lastconv.weight", zeroed)  # the new block: no-op at first
+        self.assert_same_output(source, grown)
+
+    def test_without_the_rename_the_old_block_does_not_fit(self):
+        source = trained_like(FramecastNet("classic", 8, 12, blocks=[(6, 8, 2)]), 1)
+        grown = FramecastNet("classic", 8, 12, blocks=[(6, 10, 4), (6, 8, 2)])
+        copied, _ = warm_start(grown, self.saved(source, "k2"))
+        self.assertNotIn("block2.lastconv.weight", copied)
+
+    def test_classic_to_tfact2_folds_the_t_plane_into_the_bias(self):
+        """tfact2 has no t plane: its first conv's bias takes the plane's weights at t = 0.5,
+        exact wherever the 3x3 window is inside the frame (the zero padding of the plane is
+        what differs at the border ring)."""
+        source = trained_like(FramecastNet("classic", 8, 12), 2)
+        grown = FramecastNet("tfact2", 8, 12, film_hidden=8, refine_width=4)
+        warm_start(grown, self.saved(source, "classic"))
+        x = torch.rand(1, 6, 20, 24)
+        with torch.no_grad():
+            a = source.block0.conv0[0][0](torch.cat((x, torch.full((1, 1, 20, 24), 0.5)), 1))
+            b = grown.block0.conv0[0][0](x)
+        inner = (a - b)[..., 1:, 1:]  # stride 2: only the first row and column see padding
+        self.assertLess(inner.abs().max().item(), 1e-5)
+        self.assertGreater((a - b).abs().max().item(), 1e-3)
+        self.assertTrue(torch.equal(grown.refine.c3.weight, torch.zeros_like(grown.refine.c3.weight)))
+
+
+class LossAndSpecTest(unittest.TestCase):
+    def test_distillation_counts_only_where_the_teacher_is_better(self):
+        flow = torch.zeros(1, 4, 2, 2)
+        teacher = torch.full((1, 4, 2, 2), 20.0)  # 1 after the / 20 normalisation
+        err = torch.tensor([[[[0.5, 0.5], [0.1, 0.1]]]])
+        teacher_err = torch.full((1, 1, 2, 2), 0.2)  # better on the top row only
+        loss = distill_loss(flow, teacher, err, teacher_err).item()
+        self.assertAlmostEqual(loss, 0.5, places=4)  # half the pixels at ~1
+
+    def test_parse_model_specs(self):
+        name, cfg, every = parse_model("q=classic:120:240+64:96:2+48:64:1@3")
+        self.assertEqual((name, every), ("q", 3))
+        self.assertEqual(cfg["blocks"], [(64, 96, 2), (48, 64, 1)])
+        _, cfg, _ = parse_model("f=tfact2:60:120:32:16")
+        self.assertEqual((cfg["film_hidden"], cfg["refine_width"], cfg["blocks"]), (32, 16, []))
+
+
+if __name__ == "__main__":
+    unittest.main()
