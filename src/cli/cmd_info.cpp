@@ -32,9 +32,12 @@ void print_model(const std::string& name) {
 void run_info() {
   std::cout << "Framecast 0.1.0\n\nBackends:";
   for (const auto& name : backend_names()) std::cout << " " << name;
-  std::cout << "\n\nCPU: " << omp_get_max_threads() << " threads (oneDNN for the fast path); bfloat16 "
-            << (cpu::cpu_has_bf16() ? "instructions: yes (auto precision is bf16)\n"
-                                    : "instructions: no (auto precision is f32)\n");
+  static constexpr const char* bf16[] = {
+      "no bfloat16 instructions (auto precision is f32)",
+      "AVX512-BF16 without AMX (auto precision is f32, faster here; --precision bf16 runs)",
+      "AMX (auto precision is bf16)"};
+  std::cout << "\n\nCPU: " << omp_get_max_threads() << " threads (oneDNN for the fast path); "
+            << bf16[static_cast<int>(cpu::cpu_bf16())] << "\n";
 #ifdef FRAMECAST_HAVE_VULKAN
   std::cout << "\nVulkan devices:\n" << vulkan::device_report();
 #else

@@ -142,7 +142,7 @@ TEST(CpuPaths, EndToEndEveryVariantFastMatchesReference) {
 // frames that move: bfloat16 keeps 8 bits of mantissa, yet the frames differ by at most 1-3
 // steps and 0.013-0.057 on average (measured); a layout or conversion mistake is far larger.
 TEST(CpuPaths, Bf16StaysCloseToF32) {
-  if (!cpu_has_bf16()) GTEST_SKIP() << "this CPU has no bfloat16 instructions";
+  if (cpu_bf16() == CpuBf16::none) GTEST_SKIP() << "this CPU has no bfloat16 instructions";
   const Frame f0 = io::test_pattern(160, 96, 0.0f), f1 = io::test_pattern(160, 96, 5.0f);
   const std::vector<float> ts = {0.3f, 0.5f};
   for (const char* name : {"fast", "quality", "slim"}) {
@@ -176,7 +176,7 @@ TEST(CpuPaths, PrecisionsTheCpuCannotRunAreRefused) {
   };
   EXPECT_TRUE(refused("cpu", Precision::f16));
   EXPECT_TRUE(refused("cpu-reference", Precision::bf16));
-  EXPECT_EQ(refused("cpu", Precision::bf16), !cpu_has_bf16());
+  EXPECT_EQ(refused("cpu", Precision::bf16), cpu_bf16() == CpuBf16::none);
 }
 
 // The profile lists the pair's stages once, then the last mid's, under the Vulkan runtime's

@@ -11,16 +11,18 @@ namespace {
 
 int round_up16(int v) { return (v + 15) / 16 * 16; }
 
-// bf16 where asked for, or by default where the CPU computes it natively; f32 otherwise.
+// bf16 where asked for, or by default where the CPU has AMX (with AVX512-BF16 alone oneDNN's
+// bf16 convs are slower than f32); f32 otherwise.
 bool use_bf16(Precision precision, CpuPath path) {
   if (precision == Precision::f16)
     throw Error(ErrorKind::unsupported, "the CPU backend computes in f32 or bf16 (--precision f16)");
   if (precision == Precision::bf16 && path == CpuPath::reference)
     throw Error(ErrorKind::unsupported, "cpu-reference computes in f32 only (--precision bf16)");
-  if (precision == Precision::bf16 && !cpu_has_bf16())
+  if (precision == Precision::bf16 && cpu_bf16() == CpuBf16::none)
     throw Error(ErrorKind::unsupported,
                 "this CPU has no bfloat16 instructions (--precision bf16); use f32 or auto");
-  return path == CpuPath::fast && precision != Precision::f32 && cpu_has_bf16();
+  if (path == CpuPath::reference || precision == Precision::f32) return false;
+  return precision == Precision::bf16 || cpu_bf16() == CpuBf16::amx;
 }
 
 // The full-resolution per-pixel passes of each path (the convolutions are the ConvNet's): the reference ops are the oracle, the

@@ -257,9 +257,12 @@ class DnnlNet final : public ConvNet {
 
 }  // namespace
 
-bool cpu_has_bf16() {
-  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
-  return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+CpuBf16 cpu_bf16() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::avx512_core_amx: return CpuBf16::amx;
+    case dnnl::cpu_isa::avx512_core_bf16: return CpuBf16::instructions;
+    default: return CpuBf16::none;
+  }
 }
 
 std::unique_ptr<ConvNet> make_dnnl_net(const Model& model, const BlockSpec& block) {
