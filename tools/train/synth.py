@@ -218,7 +218,7 @@ class Synth:
         self.calls += 1
         if self.refresh_every and self.calls % self.refresh_every == 0:
             self.refresh()
-        S, R, dev = self.S, self.R, self.dev
+        S, dev = self.S, self.dev
         L = 1 + N_FG
         if t is None:
             t = self._u(B, lo=0.05, hi=0.95)
@@ -285,13 +285,7 @@ class Synth:
         if deform is not None:  # zero at tau = 0, the full field A * w(u) at tau = 1
             V = V + rtaus[:, None, :, None, None, None] * self._displacement(deform, V)
 
-        # texture: sigma texture px per layer px
-        sigma = torch.exp(self._u(B, L, lo=math.log(0.8), hi=math.log(1.25)))
-        idx = torch.randint(0, self.K, (B * L,), generator=self.g, device=dev)
-        tex = self.bank[idx].float()  # [B*L,3,R,R]
-        gt = (V * (sigma[..., None, None, None, None] / ((R - 1) / 2))).reshape(B * L, NT * S, S, 2)
-        col = F.grid_sample(tex, gt, mode="bilinear", padding_mode="reflection",
-                            align_corners=True).view(B, L, 3, NT, S, S)  # [B,L,C,tau,S,S]
+        col = self._textures(V)  # [B,L,C,tau,S,S]
         gain = torch.exp(self._n(B, L, 3, 1, 1, 1, std=0.07))
         col = (col * gain).clamp_(0, 1)
 
@@ -300,26 +294,14 @@ class Synth:
                                 replacement=True, generator=self.g) + 1  # 1..4
         present = (torch.arange(N_FG, device=dev)[None] < nfg[:, None]).float()  # [B,4]
         rad = torch.exp(self._u(B, N_FG, 2, lo=math.log(0.06 * S), hi=math.log(0.35 * S)))
-        field = self._mask_fields(B * N_FG)  # [B*4,1,m,m]
-        gm = (V[:, 1:] / rad[:, :, None, None, None, :]).reshape(B * N_FG, NT * S, S, 2)
-        edge = torch.exp(self._u(B, N_FG, lo=math.log(0.3), hi=math.log(1.5)))
-        alpha = self._alpha(field, gm, rad, edge, self.mask_leaks).view(B, N_FG, 1, NT, S, S)
-        alpha = alpha * present[..., None, None, None, None]
+        alpha = self._shape_alpha(V[:, 1:], rad, self.mask_leaks) * present[..., None, None, None, None]
         # time-varying opacity is NOT used: a layer is opaque wherever its mask says
 
         # ---- composite photo layers, and the flows at t
-        img = col[:, 0]  # [B,3,NT,S,S]
         want_flow = flow
-        flow = None
-        if want_flow:
-            flows = torch.cat(self._layer_flows(M, V, deform, c0, ct, c1), -1)
-            flows = flows.permute(0, 1, 4, 2, 3)  # [B,L,4,S,S]
-            flow = flows[:, 0]
-        for l in range(N_FG):
-            a = alpha[:, l]  # [B,1,NT,S,S]
-            img = img + a * (col[:, l + 1] - img)
-            if want_flow:
-                flow = flow + a[:, :, ct] * (flows[:, l + 1] - flow)
+        flows = self._layer_flows(M, V, deform, c0, ct, c1) if want_flow else None  # [B,L,4,S,S]
+        img, flow = self._composite(col[:, 0], flows[:, 0] if want_flow else None, col[:, 1:], alpha,
+                                    flows[:, 1:] if want_flow else None, ct)
 
         if limbs is not None:  # over the layers (a limb may pass in front of another object)
             img, flow = self._composite_limbs(img, flow, M, limbs, rtaus, c0, ct, c1)
@@ -375,14 +357,46 @@ class Synth:
     def _layer_flows(self, M, V, deform, c0, ct, c1):
         """Backward flows (frame 0, frame 1) of every layer at the frame at t: where the
         layer point that pixel p of the frame at t shows sits in frame 0 and in frame 1,
-        minus p. [B,L,S,S,2] each."""
+        minus p: [B,L,4,S,S], the frame-0 flow (dx, dy), then the frame-1 flow."""
         vt = V[:, :, ct]  # layer coordinates seen by the pixels of the frame at t
         v1 = vt
         if deform is not None:  # undo frame 1's deformation (A * w) to first order
             v1 = vt - self._displacement(deform, vt)
         pix = self.pix[..., :2]
-        return (self._project(_inv3(M[:, :, c0]), vt) - pix,
-                self._project(_inv3(M[:, :, c1]), v1) - pix)
+        flows = torch.cat((self._project(_inv3(M[:, :, c0]), vt) - pix,
+                           self._project(_inv3(M[:, :, c1]), v1) - pix), -1)
+        return flows.permute(0, 1, 4, 2, 3)
+
+    # ------------------------------------------------------------------ layers
+    def _textures(self, V):
+        """Colours [B,n,3,NT,S,S] of layers at layer coordinates V [B,n,NT,S,S,2]: a texture
+        of the bank each, sigma texture px per layer px."""
+        B, n, NT, S = V.shape[:4]
+        sigma = torch.exp(self._u(B, n, lo=math.log(0.8), hi=math.log(1.25)))
+        idx = torch.randint(0, self.K, (B * n,), generator=self.g, device=self.dev)
+        g = (V * (sigma[..., None, None, None, None] / ((self.R - 1) / 2))).reshape(B * n, NT * S, S, 2)
+        return F.grid_sample(self.bank[idx].float(), g, mode="bilinear", padding_mode="reflection",
+                             align_corners=True).view(B, n, 3, NT, S, S)
+
+    def _shape_alpha(self, V, radii, leaks):
+        """Opacity [B,n,1,NT,S,S] of n shapes (a random mask field each) of radii [B,n,2] px
+        centred at the origin of their coordinates V [B,n,NT,S,S,2], with random soft edges."""
+        B, n, NT, S = V.shape[:4]
+        field = self._mask_fields(B * n)  # [B*n,1,m,m]
+        gm = (V / radii[:, :, None, None, None, :]).reshape(B * n, NT * S, S, 2)
+        edge = torch.exp(self._u(B, n, lo=math.log(0.3), hi=math.log(1.5)))
+        return self._alpha(field, gm, radii, edge, leaks).view(B, n, 1, NT, S, S)
+
+    @staticmethod
+    def _composite(img, flow, col, alpha, flows, ct):
+        """Layers col [B,n,3,NT,S,S] with alpha [B,n,1,NT,S,S] over img [B,3,NT,S,S], in order;
+        their flows [B,n,4,S,S] over flow [B,4,S,S] with the alpha of the frame at t."""
+        for l in range(col.shape[1]):
+            a = alpha[:, l]
+            img = img + a * (col[:, l] - img)
+            if flow is not None:
+                flow = flow + a[:, :, ct] * (flows[:, l] - flow)
+        return img, flow
 
     # ------------------------------------------------------------------ jointed parts
     def _limbs(self, B, scene_scale, static_scene):
@@ -406,7 +420,7 @@ class Synth:
         """Render the limbs over img [B,3,NT,S,S] and their flows over flow [B,4,S,S].
         A limb's map from screen to its own coordinates (x along the limb, origin at its
         middle) is T(-half length) R(-(psi + swing tau)) T(-joint) after its parent's M(tau)."""
-        B, NT, S, R, dev = img.shape[0], rtaus.shape[1], self.S, self.R, self.dev
+        B, NT, dev = img.shape[0], rtaus.shape[1], self.dev
         angle = -(limbs["psi"][..., None] + limbs["swing"][..., None] * rtaus[:, None, :])
         joint = limbs["joint"][:, :, None, :].expand(B, N_PART, NT, 2)
         one = torch.ones_like(angle)
@@ -415,26 +429,10 @@ class Synth:
         centre[..., 0, 2] = -limbs["half"][..., 0, None]
         Mp = centre @ hinge @ M[:, 1:1 + N_PART]  # [B,NP,NT,3,3]
         V = self._apply(Mp)  # [B,NP,NT,S,S,2]
-
-        sigma = torch.exp(self._u(B, N_PART, lo=math.log(0.8), hi=math.log(1.25)))
-        idx = torch.randint(0, self.K, (B * N_PART,), generator=self.g, device=dev)
-        g = (V * (sigma[..., None, None, None, None] / ((R - 1) / 2))).reshape(B * N_PART, NT * S, S, 2)
-        col = F.grid_sample(self.bank[idx].float(), g, mode="bilinear", padding_mode="reflection",
-                            align_corners=True).view(B, N_PART, 3, NT, S, S)
-        half = limbs["half"]
-        gm = (V / half[:, :, None, None, None, :]).reshape(B * N_PART, NT * S, S, 2)
-        field = self._mask_fields(B * N_PART)
-        edge = torch.exp(self._u(B, N_PART, lo=math.log(0.3), hi=math.log(1.5)))
-        alpha = self._alpha(field, gm, half, edge, leaks=False).view(B, N_PART, 1, NT, S, S)
-        alpha = alpha * limbs["on"][..., None, None, None, None]
-        if flow is not None:
-            flows = torch.cat(self._layer_flows(Mp, V, None, c0, ct, c1), -1).permute(0, 1, 4, 2, 3)
-        for p in range(N_PART):
-            a = alpha[:, p]
-            img = img + a * (col[:, p] - img)
-            if flow is not None:
-                flow = flow + a[:, :, ct] * (flows[:, p] - flow)
-        return img, flow
+        col = self._textures(V)
+        alpha = self._shape_alpha(V, limbs["half"], leaks=False) * limbs["on"][..., None, None, None, None]
+        flows = self._layer_flows(Mp, V, None, c0, ct, c1) if flow is not None else None
+        return self._composite(img, flow, col, alpha, flows, ct)
 
     # ------------------------------------------------------------------ motion blur
     def _exposures(self, taus, fastest, static_scene):
