@@ -92,6 +92,11 @@ def census_loss(p, g, radius=3):
     return acc.mean() / (2 * radius + 1) ** 2
 
 
+def pixel_error(pred, gt):
+    """|pred - gt| averaged over the channels: [N, 1, H, W]."""
+    return (pred - gt).abs().mean(1, keepdim=True)
+
+
 def distill_loss(flow, teacher_flow, err, teacher_err):
     """Charbonnier(flow - teacher flow) / 20 (px), only where the teacher's frame is closer to
     the truth than the student's: the teacher's mistakes are not taught."""
@@ -434,6 +439,7 @@ def main():
     for spec in args.distill:
         student, teacher = spec.split("=", 1)
         teachers[student] = distill_teacher(student, teacher, groups, device)
+    live_teachers = {t for t in teachers.values() if isinstance(t, str)}
     triplets = load_triplets(args.val)
     gen = groups[0].gen
     print(f"pool {len(gen.pool)} images, bank {gen.K}x{gen.R}, {len(groups)} data mix(es), "
@@ -499,7 +505,7 @@ def main():
             if args.channels_last and device.type == "cuda":
                 img0 = img0.contiguous(memory_format=torch.channels_last)
                 img1 = img1.contiguous(memory_format=torch.channels_last)
-            outputs = {}  # this batch's detached (flow, per-pixel error) of each model, for --distill
+            outputs = {}  # this batch's detached (flow, per-pixel error) of live teachers
             for m in g.models:
                 if step % m.every:
                     continue
@@ -518,8 +524,8 @@ def main():
                     loss = loss + fw * l_flow
                 else:
                     l_flow = torch.zeros((), device=device)
-                err = (pred.detach() - gt).abs().mean(1, keepdim=True)
-                outputs[m.name] = (o["flow"].detach().float(), err)
+                if m.name in live_teachers:
+                    outputs[m.name] = (o["flow"].detach().float(), pixel_error(pred.detach(), gt))
                 teacher = teachers.get(m.name)
                 l_dist = torch.zeros((), device=device)
                 if teacher is not None:
@@ -528,9 +534,10 @@ def main():
                     else:
                         with torch.no_grad(), amp:
                             to = teacher.forward_train(img0, img1, t)
-                        tout = (to["flow"].float(), (to["pred"].float() - gt).abs().mean(1, keepdim=True))
+                        tout = (to["flow"].float(), pixel_error(to["pred"].float(), gt))
                     if tout is not None:
-                        l_dist = distill_loss(o["flow"].float(), tout[0], err, tout[1])
+                        l_dist = distill_loss(o["flow"].float(), tout[0],
+                                              pixel_error(pred.detach(), gt), tout[1])
                         loss = loss + args.distill_w * l_dist
                 m.opt.zero_grad(set_to_none=True)
                 loss.backward()
