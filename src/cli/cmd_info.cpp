@@ -29,15 +29,21 @@ void print_model(const std::string& name) {
   }
 }
 
+const char* bf16_text(cpu::CpuBf16 bf16) {
+  switch (bf16) {
+    case cpu::CpuBf16::amx: return "AMX (auto precision is bf16)";
+    case cpu::CpuBf16::instructions:
+      return "AVX512-BF16 without AMX (auto precision is f32, faster here; --precision bf16 runs)";
+    case cpu::CpuBf16::none: break;
+  }
+  return "no bfloat16 instructions (auto precision is f32)";
+}
+
 void run_info() {
   std::cout << "Framecast 0.1.0\n\nBackends:";
   for (const auto& name : backend_names()) std::cout << " " << name;
-  static constexpr const char* bf16[] = {
-      "no bfloat16 instructions (auto precision is f32)",
-      "AVX512-BF16 without AMX (auto precision is f32, faster here; --precision bf16 runs)",
-      "AMX (auto precision is bf16)"};
   std::cout << "\n\nCPU: " << omp_get_max_threads() << " threads (oneDNN for the fast path); "
-            << bf16[static_cast<int>(cpu::cpu_bf16())] << "\n";
+            << bf16_text(cpu::cpu_bf16()) << "\n";
 #ifdef FRAMECAST_HAVE_VULKAN
   std::cout << "\nVulkan devices:\n" << vulkan::device_report();
 #else

@@ -94,6 +94,18 @@ TEST(CpuPaths, WideClassicModelStageByStage) {
   compare_nets(Model::random_classic(24, 48, 3), 70, 45);
 }
 
+// Two runs' frames at each t differ by at most max_error steps and mean_error on average.
+void expect_frames_close(const std::vector<Frame>& a, const std::vector<Frame>& b,
+                         const std::vector<float>& ts, int max_error, double mean_error) {
+  ASSERT_EQ(a.size(), ts.size());
+  ASSERT_EQ(b.size(), ts.size());
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const auto diff = testing::compare(a[i], b[i]);
+    EXPECT_LE(diff.max_error, max_error) << "t=" << ts[i] << " at " << testing::where(a[i], diff.worst);
+    EXPECT_LT(diff.mean_error, mean_error) << "t=" << ts[i];
+  }
+}
+
 TEST(CpuPaths, EndToEndFastMatchesReferenceWithinOneLsb) {
   const Frame f0 = io::test_pattern(83, 47, 0.0f, SampleDepth::u16);
   const Frame f1 = io::test_pattern(83, 47, 5.0f, SampleDepth::u16);
@@ -103,13 +115,9 @@ TEST(CpuPaths, EndToEndFastMatchesReferenceWithinOneLsb) {
   Engine fast(Model::random_classic(16, 32, 9), {"cpu", -1}, f32);
   Engine ref(Model::random_classic(16, 32, 9), {"cpu-reference", -1}, f32);
   const auto a = fast.interpolate(f0, f1, ts), b = ref.interpolate(f0, f1, ts);
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    ASSERT_EQ(a[i].depth(), SampleDepth::u16);
-    const auto diff = testing::compare(a[i], b[i]);
-    // At 16 bits one 8-bit LSB is 257 steps; float summation order moves a few steps at most.
-    EXPECT_LE(diff.max_error, 257) << "t=" << ts[i];
-    EXPECT_LT(diff.mean_error, 2.0) << "t=" << ts[i];
-  }
+  for (const Frame& f : a) ASSERT_EQ(f.depth(), SampleDepth::u16);
+  // At 16 bits one 8-bit LSB is 257 steps; float summation order moves a few steps at most.
+  expect_frames_close(a, b, ts, 257, 2.0);
 }
 
 // Every variant's whole mid (the fast per-pixel passes included) against the reference, at an
@@ -128,17 +136,12 @@ TEST(CpuPaths, EndToEndEveryVariantFastMatchesReference) {
       Engine ref(Model::load(model_file), {"cpu-reference", -1}, options);
       const Frame f0 = io::test_pattern(77, 45, 0.0f), f1 = io::test_pattern(77, 45, 4.0f);
       const std::vector<float> ts = {0.3f, 0.5f};
-      const auto a = fast.interpolate(f0, f1, ts), b = ref.interpolate(f0, f1, ts);
-      for (std::size_t i = 0; i < ts.size(); ++i) {
-        const auto diff = testing::compare(a[i], b[i]);
-        EXPECT_LE(diff.max_error, 1) << "t=" << ts[i] << " at " << testing::where(a[i], diff.worst);
-        EXPECT_LT(diff.mean_error, 0.01) << "t=" << ts[i];
-      }
+      expect_frames_close(fast.interpolate(f0, f1, ts), ref.interpolate(f0, f1, ts), ts, 1, 0.01);
     }
   }
 }
 
-// bf16 storage (AVX512-BF16, AMX) against f32 on the fast path, with the shipped models on
+// bf16 storage (AMX, or AVX512-BF16 when asked for) against f32 on the fast path, with the shipped models on
 // frames that move: bfloat16 keeps 8 bits of mantissa, yet the frames differ by at most 1-3
 // steps and 0.013-0.057 on average (measured); a layout or conversion mistake is far larger.
 TEST(CpuPaths, Bf16StaysCloseToF32) {
@@ -153,12 +156,7 @@ TEST(CpuPaths, Bf16StaysCloseToF32) {
     Engine exact(Model::load(resolve_model(name)), {"cpu", -1}, f32);
     Engine brief(Model::load(resolve_model(name)), {"cpu", -1}, bf16);
     EXPECT_NE(brief.runtime(160, 96).describe().find("bf16"), std::string::npos);
-    const auto a = exact.interpolate(f0, f1, ts), b = brief.interpolate(f0, f1, ts);
-    for (std::size_t i = 0; i < ts.size(); ++i) {
-      const auto diff = testing::compare(a[i], b[i]);
-      EXPECT_LE(diff.max_error, 4) << "t=" << ts[i] << " at " << testing::where(a[i], diff.worst);
-      EXPECT_LT(diff.mean_error, 0.1) << "t=" << ts[i];
-    }
+    expect_frames_close(exact.interpolate(f0, f1, ts), brief.interpolate(f0, f1, ts), ts, 4, 0.1);
   }
 }
 

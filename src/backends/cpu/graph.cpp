@@ -25,8 +25,9 @@ bool use_bf16(Precision precision, CpuPath path) {
   return precision == Precision::bf16 || cpu_bf16() == CpuBf16::amx;
 }
 
-// The full-resolution per-pixel passes of each path (the convolutions are the ConvNet's): the reference ops are the oracle, the
-// fast ones (ops_fast.hpp) compute the same up to float rounding.
+// The full-resolution per-pixel passes of each path (the convolutions are the ConvNet's): the
+// reference ops are the oracle, the fast ones (ops_fast.hpp) compute the same up to float
+// rounding.
 struct PixelPasses {
   decltype(&cpu::frames_to_planes) frames_to_planes;
   decltype(&cpu::upsample_flow) upsample_flow;
