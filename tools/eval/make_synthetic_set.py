@@ -29,12 +29,12 @@ def main():
     ap.add_argument("--seed", type=int, default=20261130)
     ap.add_argument("--data", action="append", default=[], help="KNOB=VALUE (repeatable)")
     a = ap.parse_args()
-    knobs = {}
-    for item in a.data:
-        knob, value = item.split("=")
-        if knob not in Synth.DATA_KNOBS or knob == "size":
-            sys.exit(f"--data: unknown knob {knob!r} (known: {', '.join(Synth.DATA_KNOBS)})")
-        knobs[knob] = float(value)
+    try:
+        knobs = Synth.parse_knobs(a.data)
+    except ValueError as e:
+        sys.exit(f"--data: {e}")
+    if "size" in knobs:
+        sys.exit("--data: give the crop size with --size")
     gen = Synth(a.pool, "cpu", a.size, bank=64, seed=a.seed, **knobs)
     torch.manual_seed(a.seed)
     for i in range(a.count):

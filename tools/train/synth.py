@@ -80,6 +80,17 @@ class Synth:
                   "mask_leaks": 1.0,      # 0: objects end at their edges (see _alpha)
                   "size": 256}            # crop size in px (train.py: --size unless given)
 
+    @classmethod
+    def parse_knobs(cls, items):
+        """["KNOB=VALUE", ...] -> {knob: float}; ValueError names an unknown knob."""
+        knobs = {}
+        for item in items:
+            knob, value = item.split("=")
+            if knob not in cls.DATA_KNOBS:
+                raise ValueError(f"unknown knob {knob!r} (known: {', '.join(cls.DATA_KNOBS)})")
+            knobs[knob] = float(value)
+        return knobs
+
     def __init__(self, pool_dir, device="cuda", size=256, bank=1024, bank_res=None,
                  photo_prob=0.65, max_motion=None, seed=0, refresh_every=8, refresh_count=None,
                  small_frac=0.3, text=1.0, degrade=1.0, tex_max_scale=1.3, nonrigid=0.0,

@@ -328,13 +328,10 @@ def distill_teacher(student, teacher, groups, device):
 def parse_data(spec):
     """NAME=KNOB=VALUE[,KNOB=VALUE...] -> (NAME, {knob: float})"""
     name, rest = spec.split("=", 1)
-    knobs = {}
-    for item in rest.split(","):
-        knob, value = item.split("=")
-        if knob not in Synth.DATA_KNOBS:
-            sys.exit(f"--data {name}: unknown knob {knob!r} (known: {', '.join(Synth.DATA_KNOBS)})")
-        knobs[knob] = float(value)
-    return name, knobs
+    try:
+        return name, Synth.parse_knobs(rest.split(","))
+    except ValueError as e:
+        sys.exit(f"--data {name}: {e}")
 
 
 def lr_at(args, step, frac):
