@@ -154,12 +154,135 @@ class FlowRows {
   std::array<const float*, 5> channels_{};
 };
 
-// Both frames warped by flows (fx0, fy0) and (fx1, fy1) at pixel (x, y): a[3] from frame0,
-// b[3] from frame1.
-inline void warp_both(const Planes& imgs, int x, int y, float fx0, float fy0, float fx1,
-                      float fy1, float a[3], float b[3]) {
-  pixel::warp3(imgs, 0, float(x) + fx0, float(y) + fy0, a);
-  pixel::warp3(imgs, 3, float(x) + fx1, float(y) + fy1, b);
+// The row passes below get AVX2 and AVX-512 clones besides the baseline x86-64 code, picked
+// when the library loads: their bilinear gathers and mixes vectorise there. The project
+// compiles with -ffp-contract=off, so every clone rounds exactly like the reference.
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define FRAMECAST_ROW_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
+#else
+#define FRAMECAST_ROW_CLONES
+#endif
+
+// Bilinear taps of the points of one row (pixel::tap's clamping and arithmetic), laid out
+// for vector loops: the offsets of each point's four taps in a plane (top left, top right,
+// bottom left, bottom right) and its two weights.
+struct RowTaps {
+  explicit RowTaps(int points)
+      : tl(std::size_t(points)), tr(tl), bl(tl), br(tl), fx(std::size_t(points)), fy(fx) {}
+  std::vector<int> tl, tr, bl, br;
+  std::vector<float> fx, fy;
+};
+
+// Every output is a __restrict parameter: GCC vectorises this loop only when it needs no
+// run-time checks that the seven arrays do not overlap.
+FRAMECAST_ROW_CLONES
+void locate(int n, const float* __restrict x, float y, const float* __restrict dx,
+            const float* __restrict dy, int width, int height, int* __restrict tl,
+            int* __restrict tr, int* __restrict bl, int* __restrict br, float* __restrict fx,
+            float* __restrict fy) {
+  for (int i = 0; i < n; ++i) {
+    const float sx = x[i] + dx[i], sy = y + dy[i];
+    const float sx0 = std::floor(sx), sy0 = std::floor(sy);
+    const int ix = int(sx0), iy = int(sy0);
+    const int xa = std::clamp(ix, 0, width - 1), xb = std::clamp(ix + 1, 0, width - 1);
+    const int ya = std::clamp(iy, 0, height - 1) * width;
+    const int yb = std::clamp(iy + 1, 0, height - 1) * width;
+    tl[i] = ya + xa;
+    tr[i] = ya + xb;
+    bl[i] = yb + xa;
+    br[i] = yb + xb;
+    fx[i] = sx - sx0;
+    fy[i] = sy - sy0;
+  }
+}
+
+FRAMECAST_ROW_CLONES
+void gather(const float* __restrict plane, int n, const int* __restrict tl,
+            const int* __restrict tr, const int* __restrict bl, const int* __restrict br,
+            const float* __restrict fx, const float* __restrict fy, float* __restrict out) {
+  for (int i = 0; i < n; ++i)
+    out[i] = mix(mix(plane[tl[i]], plane[tr[i]], fx[i]), mix(plane[bl[i]], plane[br[i]], fx[i]),
+                 fy[i]);
+}
+
+// The three planes of frame `base` (0: frame0, 3: frame1) backward-warped at n points of row
+// y, as pixel::warp3 does it: point i is column x[i] moved by (dx[i], dy[i]); out[c][i].
+void warp_row(const Planes& imgs, int base, int y, int n, const float* x, const float* dx,
+              const float* dy, RowTaps& t, float* const* out) {
+  locate(n, x, float(y), dx, dy, imgs.width, imgs.height, t.tl.data(), t.tr.data(), t.bl.data(),
+         t.br.data(), t.fx.data(), t.fy.data());
+  for (int c = 0; c < 3; ++c)
+    gather(imgs.plane(base + c), n, t.tl.data(), t.tr.data(), t.bl.data(), t.br.data(),
+           t.fx.data(), t.fy.data(), out[c]);
+}
+
+// Columns 0, 1, ... as floats: the x of warp_row for a whole row.
+std::vector<float> column_coordinates(int width) {
+  std::vector<float> xs(static_cast<std::size_t>(width));
+  for (int x = 0; x < width; ++x) xs[std::size_t(x)] = float(x);
+  return xs;
+}
+
+// Both frames warped at chosen columns of a row, by the flows there: the per-point form of
+// warp_row for passes that need a subset of columns. warped.row(0..2) is frame0's BGR at
+// cols[i], warped.row(3..5) frame1's.
+struct WarpColumns {
+  explicit WarpColumns(int points) : taps(points), x(std::size_t(points)), flows(4, points), warped(6, points) {}
+
+  void warp(const Planes& imgs, int y, const std::vector<int>& cols, const float* const* field_row) {
+    const int n = int(cols.size());
+    for (int i = 0; i < n; ++i) {
+      const int col = cols[std::size_t(i)];
+      x[std::size_t(i)] = float(col);
+      for (int c = 0; c < 4; ++c) flows.row(c)[i] = field_row[c][col];
+    }
+    warp_row(imgs, 0, y, n, x.data(), flows.row(0), flows.row(1), taps, warped.pointers.data());
+    warp_row(imgs, 3, y, n, x.data(), flows.row(2), flows.row(3), taps, warped.pointers.data() + 3);
+  }
+
+  RowTaps taps;
+  std::vector<float> x;
+  Rows flows, warped;
+};
+
+// The blend of a row, clamped: bgr[c] = frame0 warped * mask + frame1 warped * (1 - mask)
+// (+ the refine head's residual), in place of frame0's rows bgr[0..2]; frame1's are bgr[3..5].
+FRAMECAST_ROW_CLONES
+void blend(int n, const float* __restrict mask, float* const* bgr, const float* const* residual) {
+  for (int c = 0; c < 3; ++c) {
+    float* __restrict a = bgr[c];
+    const float* __restrict b = bgr[3 + c];
+    if (residual) {
+      const float* __restrict r = residual[c];
+      for (int i = 0; i < n; ++i)
+        a[i] = std::clamp(a[i] * mask[i] + b[i] * (1.0f - mask[i]) + r[i], 0.0f, 1.0f);
+    } else {
+      for (int i = 0; i < n; ++i)
+        a[i] = std::clamp(a[i] * mask[i] + b[i] * (1.0f - mask[i]), 0.0f, 1.0f);
+    }
+  }
+}
+
+// A row of finished BGR planes as interleaved RGB samples (pixel::write_rgb per pixel).
+template <typename Sample>
+void write_rgb_row_of(int n, const float* const* bgr, float max_value, Sample* __restrict rgb) {
+  const float* __restrict b = bgr[0];
+  const float* __restrict g = bgr[1];
+  const float* __restrict r = bgr[2];
+  for (int i = 0; i < n; ++i) {
+    const float px[3] = {b[i], g[i], r[i]};
+    pixel::write_rgb(px, max_value, rgb + std::size_t(i) * 3);
+  }
+}
+
+FRAMECAST_ROW_CLONES
+void write_rgb_row(int n, const float* const* bgr, float max_value, std::uint8_t* rgb) {
+  write_rgb_row_of(n, bgr, max_value, rgb);
+}
+
+FRAMECAST_ROW_CLONES
+void write_rgb_row(int n, const float* const* bgr, float max_value, std::uint16_t* rgb) {
+  write_rgb_row_of(n, bgr, max_value, rgb);
 }
 
 template <typename Sample>
@@ -231,19 +354,16 @@ void refinement_input(const Planes& imgs, const Planes& field, bool with_t, floa
   const int w = field.width, h = field.height, channels = with_t ? 18 : 17;
   const int mask_channel = with_t ? 13 : 12;
   // Full-resolution row y of the input at columns `cols` (the reference's `full` planes).
-  auto full_row = [&](int y, const std::vector<int>& cols, float* const* out) {
+  auto full_row = [&](WarpColumns& warps, int y, const std::vector<int>& cols, float* const* out) {
     const int cy = std::min(y, imgs.height - 1);
     const float* flows[5];
     for (int c = 0; c < 5; ++c) flows[c] = field.row(c, y);
-    for (int x : cols) {
+    warps.warp(imgs, y, cols, flows);
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      const int x = cols[i];
       const int cx = std::min(x, imgs.width - 1);
       for (int c = 0; c < 6; ++c) out[c][x] = imgs.at(c, cy, cx);  // edge-replicated
-      float a[3], b[3];
-      warp_both(imgs, x, y, flows[0][x], flows[1][x], flows[2][x], flows[3][x], a, b);
-      for (int c = 0; c < 3; ++c) {
-        out[6 + c][x] = a[c];
-        out[9 + c][x] = b[c];
-      }
+      for (int c = 0; c < 6; ++c) out[6 + c][x] = warps.warped.row(c)[i];
       if (with_t) out[12][x] = t;
       out[mask_channel][x] = flows[4][x];
       for (int c = 0; c < 4; ++c) out[mask_channel + 1 + c][x] = flows[c][x] / float(scale);
@@ -253,10 +373,10 @@ void refinement_input(const Planes& imgs, const Planes& field, bool with_t, floa
     input.reshape(channels, h, w);
     std::vector<int> all(std::size_t(w), 0);
     for (int x = 0; x < w; ++x) all[std::size_t(x)] = x;
-    parallel_rows(h, [] { return 0; }, [&](int, int y) {
+    parallel_rows(h, [&] { return WarpColumns(w); }, [&](WarpColumns& warps, int y) {
       std::vector<float*> out;
       for (int c = 0; c < channels; ++c) out.push_back(input.row(c, y));
-      full_row(y, all, out.data());
+      full_row(warps, y, all, out.data());
     });
     return;
   }
@@ -266,20 +386,22 @@ void refinement_input(const Planes& imgs, const Planes& field, bool with_t, floa
   struct State {
     RowResampler down;
     std::vector<int> cols;
+    WarpColumns warps;
     Rows full;
     int full_y = -1;
   };
   parallel_rows(
       ih,
       [&] {
-        State s{{channels, w, h, rx, ry, iw}, {}, {channels, w}};
-        s.cols = s.down.columns();
-        return s;
+        RowResampler down(channels, w, h, rx, ry, iw);
+        std::vector<int> cols = down.columns();
+        const int n = int(cols.size());
+        return State{std::move(down), std::move(cols), WarpColumns(n), {channels, w}};
       },
       [&](State& s, int y) {
         auto source = [&](int sy, int c) {
           if (sy != s.full_y) {
-            full_row(sy, s.cols, s.full.pointers.data());
+            full_row(s.warps, sy, s.cols, s.full.pointers.data());
             s.full_y = sy;
           }
           return static_cast<const float*>(s.full.row(c));
@@ -294,12 +416,15 @@ void refine_prep(const FlowField& flow, const Planes& imgs, Planes& rin) {
   const int qw = flow.planes.width * flow.factor / 4, qh = flow.planes.height * flow.factor / 4;
   rin.reshape(11, qh, qw);
   constexpr float kFlowNorm = 0.25f * (0.25f / 20.0f);  // mean of 4 * (0.25 / FLOW_NORM)
+  std::vector<int> centre_cols;  // the centre two columns of each 4x4 block
+  for (int hx = 0; hx < qw; ++hx) centre_cols.insert(centre_cols.end(), {hx * 4 + 1, hx * 4 + 2});
   struct State {
     FlowRows flows;
+    WarpColumns warps;
     Rows sums;  // w0[3], w1[3], mask, flows[4] of each quarter-resolution pixel of the row
   };
   parallel_rows(
-      qh, [&] { return State{{flow, qw * 4}, {11, qw}}; },
+      qh, [&] { return State{{flow, qw * 4}, WarpColumns(2 * qw), {11, qw}}; },
       [&](State& s, int hy) {
         std::fill(s.sums.values.begin(), s.sums.values.end(), 0.0f);
         for (int sy = 1; sy <= 2; ++sy) {  // the centre 2x2 of each 4x4 block, in the reference's order
@@ -307,15 +432,11 @@ void refine_prep(const FlowField& flow, const Planes& imgs, Planes& rin) {
           s.flows.row(Y);
           const float* f[5];
           for (int c = 0; c < 5; ++c) f[c] = s.flows.channel(c);
+          s.warps.warp(imgs, Y, centre_cols, f);
           for (int hx = 0; hx < qw; ++hx) {
-            for (int sx = 1; sx <= 2; ++sx) {
-              const int X = hx * 4 + sx;
-              float a[3], b[3];
-              warp_both(imgs, X, Y, f[0][X], f[1][X], f[2][X], f[3][X], a, b);
-              for (int c = 0; c < 3; ++c) {
-                s.sums.row(c)[hx] += a[c];
-                s.sums.row(3 + c)[hx] += b[c];
-              }
+            for (int sx = 0; sx < 2; ++sx) {
+              const int i = 2 * hx + sx, X = centre_cols[std::size_t(i)];
+              for (int c = 0; c < 6; ++c) s.sums.row(c)[hx] += s.warps.warped.row(c)[i];
               s.sums.row(6)[hx] += pixel::sigmoid(f[4][X]);
               for (int c = 0; c < 4; ++c) s.sums.row(7 + c)[hx] += f[c][X];
             }
@@ -369,17 +490,20 @@ void flow_out(const FlowField& flow, const Planes& imgs, const Planes* refine_re
   const int w = imgs.width, h = imgs.height;
   const float max_value = float(out.max_value());
   const bool deep = out.depth() == SampleDepth::u16;
-  std::uint8_t* const rgb8 = deep ? nullptr : out.rgb8().data();
-  std::uint16_t* const rgb16 = deep ? out.rgb16().data() : nullptr;
+  const std::vector<float> xs = column_coordinates(w);
   struct State {
     FlowRows flows;
     std::optional<RowResampler> residual;
     Rows residual_rows;
+    RowTaps taps;
+    Rows frames;  // frame0 warped (BGR), then frame1 warped; the blend replaces frame0's
+    std::vector<float> mask;
   };
   parallel_rows(
       h,
       [&] {
-        State s{{flow, w}, {}, {refine_residual ? 3 : 0, w}};
+        State s{{flow, w}, {}, {refine_residual ? 3 : 0, w}, RowTaps(w), {6, w},
+                std::vector<float>(std::size_t(w))};
         if (refine_residual)
           s.residual.emplace(3, refine_residual->width, refine_residual->height, 0.25f, 0.25f, w);
         return s;
@@ -388,21 +512,28 @@ void flow_out(const FlowField& flow, const Planes& imgs, const Planes* refine_re
         s.flows.row(y);
         const float* f[5];
         for (int c = 0; c < 5; ++c) f[c] = s.flows.channel(c);
-        if (refine_residual) s.residual->row(y, plane_rows(*refine_residual), s.residual_rows.pointers.data());
-        for (int x = 0; x < w; ++x) {
-          float a[3], b[3], bgr[3];
-          warp_both(imgs, x, y, f[0][x], f[1][x], f[2][x], f[3][x], a, b);
-          const float mask = pixel::sigmoid(f[4][x]);
-          for (int c = 0; c < 3; ++c) bgr[c] = a[c] * mask + b[c] * (1.0f - mask);
-          if (refine_residual)
-            for (int c = 0; c < 3; ++c) bgr[c] += s.residual_rows.row(c)[x];
-          pixel::finish(imgs, static_guard, x, y, bgr);
-          const std::size_t i = (std::size_t(y) * w + x) * 3;
-          if (deep) {
-            pixel::write_rgb(bgr, max_value, rgb16 + i);
-          } else {
-            pixel::write_rgb(bgr, max_value, rgb8 + i);
+        float* const* bgr = s.frames.pointers.data();
+        warp_row(imgs, 0, y, w, xs.data(), f[0], f[1], s.taps, bgr);
+        warp_row(imgs, 3, y, w, xs.data(), f[2], f[3], s.taps, bgr + 3);
+        for (int x = 0; x < w; ++x) s.mask[std::size_t(x)] = pixel::sigmoid(f[4][x]);
+        const float* const* residual = nullptr;
+        if (refine_residual) {
+          s.residual->row(y, plane_rows(*refine_residual), s.residual_rows.pointers.data());
+          residual = s.residual_rows.pointers.data();
+        }
+        blend(w, s.mask.data(), bgr, residual);
+        if (static_guard) {
+          for (int x = 0; x < w; ++x) {
+            float px[3] = {bgr[0][x], bgr[1][x], bgr[2][x]};
+            pixel::guard_static(imgs, x, y, px);
+            for (int c = 0; c < 3; ++c) bgr[c][x] = px[c];
           }
+        }
+        const std::size_t row = std::size_t(y) * w * 3;
+        if (deep) {
+          write_rgb_row(w, bgr, max_value, out.rgb16().data() + row);
+        } else {
+          write_rgb_row(w, bgr, max_value, out.rgb8().data() + row);
         }
       });
 }

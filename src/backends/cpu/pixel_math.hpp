@@ -76,14 +76,19 @@ inline float static_weight(const Planes& imgs, int x, int y) {
   return 1.0f - smoothstep(0.03f, 0.09f, d);
 }
 
-// Clamps a blended BGR pixel at (x, y) and applies the static guard (if asked).
-inline void finish(const Planes& imgs, bool static_guard, int x, int y, float bgr[3]) {
-  for (int c = 0; c < 3; ++c) bgr[c] = std::clamp(bgr[c], 0.0f, 1.0f);
-  if (!static_guard) return;
+// The static guard on a clamped BGR pixel at (x, y): the frames' average mixed back in by
+// their static weight.
+inline void guard_static(const Planes& imgs, int x, int y, float bgr[3]) {
   const float w_static = static_weight(imgs, x, y);
   if (w_static > 0.001f)
     for (int c = 0; c < 3; ++c)
       bgr[c] = mix(bgr[c], (imgs.at(c, y, x) + imgs.at(3 + c, y, x)) * 0.5f, w_static);
+}
+
+// Clamps a blended BGR pixel at (x, y) and applies the static guard (if asked).
+inline void finish(const Planes& imgs, bool static_guard, int x, int y, float bgr[3]) {
+  for (int c = 0; c < 3; ++c) bgr[c] = std::clamp(bgr[c], 0.0f, 1.0f);
+  if (static_guard) guard_static(imgs, x, y, bgr);
 }
 
 // A finished BGR pixel as RGB samples (uint8_t or uint16_t), rounded to nearest.
