@@ -7,6 +7,7 @@ packages=(
   libvulkan-dev glslc vulkan-validationlayers mesa-vulkan-drivers
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg
   python3-torch python3-numpy python3-pil
+  qemu-user
 )
 missing=()
 for p in "${packages[@]}"; do
