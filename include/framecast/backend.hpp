@@ -20,6 +20,9 @@ struct RuntimeOptions {
   Precision precision = Precision::automatic;
   bool static_guard = false;  // keep locally identical regions (text, logos) untouched
   bool profile = false;       // collect per-stage times (see Runtime::last_profile)
+  // Test-time ensemble (the Engine's, backends ignore it): each mid averages 1, 2 or 4 runs
+  // of the model on the pair as given, rotated by 180 degrees and in reverse order.
+  int ensemble = 1;
 };
 
 struct StageTime {

@@ -34,6 +34,7 @@ class Engine {
          const RuntimeOptions& options = {});
 
   const Model& model() const noexcept { return model_; }
+  const RuntimeOptions& options() const noexcept { return options_; }
   const std::string& backend_name() const noexcept { return backend_name_; }
   // Non-empty when `auto` fell back to another backend than the one it prefers.
   const std::string& backend_warning() const noexcept { return backend_warning_; }

@@ -125,9 +125,11 @@ void run_bench(const BenchOptions& options) {
     if (r.device_time)
       std::cout << std::setprecision(3) << " (GPU time; wall " << r.wall_ms_per_pair << " ms/pair)";
     std::cout << "\n";
+    std::size_t name_width = 0;
+    for (const auto& s : r.stages) name_width = std::max(name_width, s.stage.size());
     for (const auto& s : r.stages)
-      std::cout << "    " << std::left << std::setw(14) << s.stage << std::right
-                << std::setprecision(3) << s.ms << " ms\n";
+      std::cout << "    " << std::left << std::setw(int(name_width) + 2) << s.stage << std::right
+                << std::setprecision(3) << std::setw(9) << s.ms << " ms\n";
   }
   if (options.json) std::cout << report.dump(2) << "\n";
 }

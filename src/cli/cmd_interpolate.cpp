@@ -42,10 +42,13 @@ class Reporter {
     const Model& model = engine.model();
     const std::string file = std::filesystem::path(model.source()).filename().string();
     const std::size_t blocks = 1 + model.shape().blocks.size();
+    const int passes = engine.options().ensemble;
     if (mode_ == "json")
-      std::cerr << nlohmann::json{{"model", file}, {"flow_blocks", blocks}, {"backend", engine.backend_name()}}.dump()
+      std::cerr << nlohmann::json{{"model", file}, {"flow_blocks", blocks}, {"ensemble", passes},
+                                  {"backend", engine.backend_name()}}.dump()
                 << std::endl;
-    started("model " + file + " (" + std::to_string(blocks) + " flow block" + (blocks > 1 ? "s" : "") + ") on the " +
+    started("model " + file + " (" + std::to_string(blocks) + " flow block" + (blocks > 1 ? "s" : "") +
+            (passes > 1 ? ", ensemble of " + std::to_string(passes) + " passes" : "") + ") on the " +
             engine.backend_name() + " backend");
   }
   void warning(const std::string& text) {

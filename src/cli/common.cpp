@@ -28,6 +28,10 @@ void add_engine_options(CLI::App& command, EngineOptions& options, bool with_gua
   command.add_option("--precision", options.precision,
                      "auto, f32, f16 (GPUs) or bf16 (CPUs with bfloat16 instructions)")
       ->capture_default_str();
+  command.add_option("--ensemble", options.ensemble,
+                     "average 1, 2 or 4 runs of the model per frame (the pair as given, turned "
+                     "by 180 degrees, in reverse order): more accurate, 2 or 4 times the work")
+      ->capture_default_str();
   if (with_guard)
     command.add_flag("--static-guard", options.static_guard,
                      "keep regions that are identical in both frames (text, logos) untouched");
@@ -46,6 +50,7 @@ RuntimeOptions runtime_options(const EngineOptions& options) {
   RuntimeOptions r;
   r.precision = parse_precision(options.precision);
   r.static_guard = options.static_guard;
+  r.ensemble = options.ensemble;
   return r;
 }
 

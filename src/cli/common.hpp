@@ -16,9 +16,10 @@ struct EngineOptions {
   int device = -1;
   std::string precision = "auto";
   bool static_guard = false;
+  int ensemble = 1;
 };
 
-// --model, --backend, --device, --precision (and --static-guard when `with_guard`).
+// --model, --backend, --device, --precision, --ensemble (and --static-guard when `with_guard`).
 void add_engine_options(CLI::App& command, EngineOptions& options, bool with_guard = true);
 
 Precision parse_precision(const std::string& text);

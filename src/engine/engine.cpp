@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/ensemble.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast {
@@ -27,6 +28,9 @@ Engine::Engine(BackendChoice choice, const ModelPicker& pick, const BackendReque
       options_(options),
       backend_(std::move(choice.backend)),
       backend_warning_(std::move(choice.warning)) {
+  if (!valid_ensemble(options.ensemble))
+    throw Error(ErrorKind::invalid_argument,
+                "an ensemble of " + std::to_string(options.ensemble) + " passes (1, 2 or 4)");
   std::string why;
   if (!backend_->supports(model_, why)) {
     if (backend.name != "auto")
@@ -41,7 +45,11 @@ Engine::Engine(BackendChoice choice, const ModelPicker& pick, const BackendReque
 
 Runtime& Engine::runtime(int width, int height) {
   auto& slot = runtimes_[{width, height}];
-  if (!slot) slot = backend_->create_runtime(model_, width, height, options_);
+  if (!slot) {
+    slot = backend_->create_runtime(model_, width, height, options_);
+    if (options_.ensemble > 1)
+      slot = make_ensemble_runtime(std::move(slot), options_.ensemble, options_.profile);
+  }
   return *slot;
 }
 

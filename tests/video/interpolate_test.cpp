@@ -94,6 +94,7 @@ TEST_F(Interpolate, DoublesAClipKeepingAudioSubtitlesTagsAndSync) {
   const auto first = nlohmann::json::parse(r.err.substr(0, r.err.find('\n')));
   EXPECT_EQ(first["model"], model_.filename().string());
   EXPECT_EQ(first["flow_blocks"], 1);
+  EXPECT_EQ(first["ensemble"], 1);
   EXPECT_EQ(first["backend"], "cpu");
   const auto report = final_report(r);
   EXPECT_EQ(report["frames"], 96);

@@ -1,0 +1,24 @@
+// Test-time ensembles: a Runtime that runs the model on transformed copies of each pair and
+// averages the frames, as RIFE's --ensemble and rife-ncnn-vulkan's TTA mode do. The network
+// is not symmetric under these transforms, so its errors partly cancel: on DAVIS-val two
+// passes gain 0.2-0.3 dB and four 0.4 (MODELS.md), at two and four times the cost.
+#pragma once
+
+#include <memory>
+
+#include "framecast/backend.hpp"
+
+namespace framecast {
+
+// Whether `passes` is an ensemble size the engine offers: 1 (no ensemble), 2 or 4.
+bool valid_ensemble(int passes);
+
+// Wraps `inner` so each mid averages `passes` runs of it:
+//   2: the pair as given, and the pair turned by 180 degrees in reverse order (t -> 1 - t);
+//   4: as given, turned, reversed, and turned and reversed.
+// The mean of the passes' frames is rounded to the input's depth; `profile` keeps each
+// pass's stages (see last_profile).
+std::unique_ptr<Runtime> make_ensemble_runtime(std::unique_ptr<Runtime> inner, int passes,
+                                               bool profile);
+
+}  // namespace framecast
