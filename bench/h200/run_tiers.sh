@@ -3,12 +3,12 @@
 # slim models, the video pipeline at 1920x1080 2x, then refinement blocks on the NVIDIA driver
 # (quality vs the CPU on a real frame pair, the Vulkan tests). Needs .gl and .gpu from
 # prepare.sh (with the video build and .gpu/in1080.mp4, .gpu/davis_*.png). Output: $OUT.
-# Arguments pick parts (tune bench video check); none means all. Timings need `tune` first.
+# Arguments pick parts (tune bench video ensemble check); none means all. Timings need `tune` first.
 set -u
 exec > >(tee "$OUT/log.txt") 2>&1
 source bench/h200/setup.sh
 
-parts=${*:-tune bench video check}
+parts=${*:-tune bench video ensemble check}
 want() { [[ " $parts " == *" $1 "* ]]; }
 
 step setup
@@ -39,6 +39,18 @@ want video && for m in quality fast; do
   timeout 120 $FC interpolate -i .gpu/in1080.mp4 -o - --factor 2 --model $m --backend vulkan \
     --progress json 2>/tmp/$m-pipe.log | cat > /dev/null; tail -1 /tmp/$m-pipe.log
 done
+step "ensemble: 1, 2 and 4 passes, tuned, f16, 1920x1080; then the quality video with 2"
+want ensemble && for m in quality fast; do
+  for e in 1 2 4; do
+    timeout 60 $FC bench --backend vulkan --model $m --precision f16 --ensemble $e --warmup 3 \
+      --runs 10 --size 1920x1080 | head -1
+  done
+done
+want ensemble && for o in /tmp/quality-e2.mp4 -; do
+  timeout 120 $FC interpolate -i .gpu/in1080.mp4 -o $o --factor 2 --model quality --ensemble 2 \
+    --backend vulkan --progress json 2>/tmp/e2.log | cat > /dev/null; tail -1 /tmp/e2.log
+done
+
 step "quality and fast on a real pair (DAVIS, 960x540): Vulkan f16/f32 vs the CPU in f32"
 # The CPU pinned to f32: on a CPU with AMX, auto would pick bf16, which differs by design.
 want check && for m in quality fast; do

@@ -18,46 +18,57 @@ struct Pass {
 constexpr std::array<Pass, 4> kFourPasses = {{{false, false}, {true, false}, {false, true}, {true, true}}};
 constexpr std::array<Pass, 2> kTwoPasses = {{{false, false}, {true, true}}};
 
-// Pixel i of n of `src`, turned by 180 degrees, is pixel n - 1 - i of `dst`.
+// Row y of a frame turned by 180 degrees is row height - 1 - y with its pixels reversed.
 template <typename Sample>
-void turn(std::span<const Sample> src, std::span<Sample> dst) {
-  const std::size_t pixels = src.size() / 3;
-#pragma omp parallel for
-  for (std::size_t i = 0; i < pixels; ++i)
-    for (std::size_t c = 0; c < 3; ++c) dst[(pixels - 1 - i) * 3 + c] = src[i * 3 + c];
+void turn_row(const Sample* src, int width, Sample* dst) {
+  for (int x = 0; x < width; ++x)
+    for (int c = 0; c < 3; ++c) dst[x * 3 + c] = src[(width - 1 - x) * 3 + c];
 }
 
 Frame turned(const Frame& frame) {
   Frame out(frame.width(), frame.height(), frame.depth());
-  if (frame.depth() == SampleDepth::u8) {
-    turn(frame.rgb8(), out.rgb8());
-  } else {
-    turn(frame.rgb16(), out.rgb16());
+  const int w = frame.width(), h = frame.height();
+  const std::size_t row = std::size_t(w) * 3;
+#pragma omp parallel for
+  for (int y = 0; y < h; ++y) {
+    const std::size_t from = std::size_t(h - 1 - y) * row, to = std::size_t(y) * row;
+    if (frame.depth() == SampleDepth::u8) {
+      turn_row(frame.rgb8().data() + from, w, out.rgb8().data() + to);
+    } else {
+      turn_row(frame.rgb16().data() + from, w, out.rgb16().data() + to);
+    }
   }
   return out;
 }
 
-// Adds a pass's frame to the sums (or starts them with it), turned back where the pass was
-// turned.
+// The mean of the passes' frames (2 or 4), rounded to nearest, each turned back where its
+// pass was turned. Row by row, in plain loops the compiler vectorises.
 template <typename Sample>
-void accumulate(std::span<const Sample> v, bool turned_pass, bool first, std::vector<std::uint32_t>& sum) {
-  const std::size_t pixels = v.size() / 3;
-#pragma omp parallel for
-  for (std::size_t i = 0; i < pixels; ++i) {
-    const std::size_t to = turned_pass ? pixels - 1 - i : i;
-    for (std::size_t c = 0; c < 3; ++c) {
-      const std::uint32_t x = v[i * 3 + c];
-      sum[to * 3 + c] = first ? x : sum[to * 3 + c] + x;
+void average(const std::vector<const Sample*>& frames, const std::vector<Pass>& passes, int width,
+             int height, Sample* out) {
+  const std::size_t row = std::size_t(width) * 3;
+  const int shift = frames.size() == 2 ? 1 : 2;  // (2 sum + n) / 2n = (sum + n / 2) >> log2 n
+  const std::uint32_t half = std::uint32_t(frames.size()) / 2;
+#pragma omp parallel
+  {
+    std::vector<std::uint32_t> sum(row), turned_row(row);
+#pragma omp for
+    for (int y = 0; y < height; ++y) {
+      std::fill(sum.begin(), sum.end(), half);
+      for (std::size_t p = 0; p < frames.size(); ++p) {
+        const Sample* src = frames[p] + std::size_t(passes[p].turned ? height - 1 - y : y) * row;
+        if (passes[p].turned) {
+          for (int x = 0; x < width; ++x)
+            for (int c = 0; c < 3; ++c) turned_row[std::size_t(x) * 3 + c] = src[std::size_t(width - 1 - x) * 3 + c];
+          for (std::size_t k = 0; k < row; ++k) sum[k] += turned_row[k];
+        } else {
+          for (std::size_t k = 0; k < row; ++k) sum[k] += src[k];
+        }
+      }
+      Sample* dst = out + std::size_t(y) * row;
+      for (std::size_t k = 0; k < row; ++k) dst[k] = static_cast<Sample>(sum[k] >> shift);
     }
   }
-}
-
-// The mean of `passes` frames from their sums, rounded to nearest.
-template <typename Sample>
-void average(const std::vector<std::uint32_t>& sum, std::uint32_t passes, std::span<Sample> out) {
-  const std::size_t n = sum.size();
-#pragma omp parallel for
-  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<Sample>((2 * sum[i] + passes) / (2 * passes));
 }
 
 class EnsembleRuntime final : public Runtime {
@@ -80,9 +91,7 @@ class EnsembleRuntime final : public Runtime {
   Frame mid(float t) override { return mids({&t, 1}).front(); }
 
   std::vector<Frame> mids(std::span<const float> ts) override {
-    const std::size_t samples = std::size_t(width()) * height() * 3;
-    sums_.resize(ts.size());
-    for (auto& sum : sums_) sum.resize(samples);
+    std::vector<std::vector<Frame>> runs;  // runs[pass][mid]
     stages_.clear();
     for (std::size_t p = 0; p < passes_.size(); ++p) {
       const Pass pass = passes_[p];
@@ -94,27 +103,23 @@ class EnsembleRuntime final : public Runtime {
       } else {
         inner_->prepare_pair(pair[0], pair[1]);
       }
-      const auto frames = inner_->mids(pass_ts);
-      for (std::size_t m = 0; m < ts.size(); ++m) {
-        if (frames[m].depth() == SampleDepth::u8) {
-          accumulate(frames[m].rgb8(), pass.turned, p == 0, sums_[m]);
-        } else {
-          accumulate(frames[m].rgb16(), pass.turned, p == 0, sums_[m]);
-        }
-      }
+      runs.push_back(inner_->mids(pass_ts));
       if (profile_)
         for (const auto& s : inner_->last_profile())
           stages_.push_back({"pass" + std::to_string(p + 1) + "." + s.stage, s.ms});
     }
     const auto start = std::chrono::steady_clock::now();
     std::vector<Frame> out;
-    const auto passes = std::uint32_t(passes_.size());
     for (std::size_t m = 0; m < ts.size(); ++m) {
       Frame& frame = out.emplace_back(width(), height(), pair_[0].depth());
       if (frame.depth() == SampleDepth::u8) {
-        average(sums_[m], passes, frame.rgb8());
+        std::vector<const std::uint8_t*> frames;
+        for (const auto& run : runs) frames.push_back(run[m].rgb8().data());
+        average(frames, passes_, width(), height(), frame.rgb8().data());
       } else {
-        average(sums_[m], passes, frame.rgb16());
+        std::vector<const std::uint16_t*> frames;
+        for (const auto& run : runs) frames.push_back(run[m].rgb16().data());
+        average(frames, passes_, width(), height(), frame.rgb16().data());
       }
     }
     const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
@@ -133,7 +138,6 @@ class EnsembleRuntime final : public Runtime {
   std::vector<Pass> passes_;
   bool profile_;
   std::array<Frame, 2> pair_, turned_pair_;
-  std::vector<std::vector<std::uint32_t>> sums_;  // per mid, kept between pairs
   std::vector<StageTime> stages_;
 };
 
