@@ -30,7 +30,8 @@ Engine::Engine(BackendChoice choice, const ModelPicker& pick, const BackendReque
       backend_warning_(std::move(choice.warning)) {
   if (!valid_ensemble(options.ensemble))
     throw Error(ErrorKind::invalid_argument,
-                "an ensemble of " + std::to_string(options.ensemble) + " passes (1, 2 or 4)");
+                "an ensemble of " + std::to_string(options.ensemble) +
+                                                 " passes is not offered (1, 2 or 4)");
   std::string why;
   if (!backend_->supports(model_, why)) {
     if (backend.name != "auto")

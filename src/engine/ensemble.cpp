@@ -15,7 +15,8 @@ struct Pass {
   bool reversed;  // frame1 first, at 1 - t
 };
 
-constexpr std::array<Pass, 4> kFourPasses = {{{false, false}, {true, false}, {false, true}, {true, true}}};
+constexpr std::array<Pass, 4> kFourPasses = {
+    {{false, false}, {true, false}, {false, true}, {true, true}}};
 constexpr std::array<Pass, 2> kTwoPasses = {{{false, false}, {true, true}}};
 
 // Row y of a frame turned by 180 degrees is row height - 1 - y with its pixels reversed.
@@ -51,15 +52,15 @@ void average(const std::vector<const Sample*>& frames, const std::vector<Pass>& 
   const std::uint32_t half = std::uint32_t(frames.size()) / 2;
 #pragma omp parallel
   {
-    std::vector<std::uint32_t> sum(row), turned_row(row);
+    std::vector<std::uint32_t> sum(row);
+    std::vector<Sample> turned_row(row);
 #pragma omp for
     for (int y = 0; y < height; ++y) {
       std::fill(sum.begin(), sum.end(), half);
       for (std::size_t p = 0; p < frames.size(); ++p) {
         const Sample* src = frames[p] + std::size_t(passes[p].turned ? height - 1 - y : y) * row;
         if (passes[p].turned) {
-          for (int x = 0; x < width; ++x)
-            for (int c = 0; c < 3; ++c) turned_row[std::size_t(x) * 3 + c] = src[std::size_t(width - 1 - x) * 3 + c];
+          turn_row(src, width, turned_row.data());
           for (std::size_t k = 0; k < row; ++k) sum[k] += turned_row[k];
         } else {
           for (std::size_t k = 0; k < row; ++k) sum[k] += src[k];

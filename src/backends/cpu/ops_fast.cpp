@@ -227,7 +227,8 @@ std::vector<float> column_coordinates(int width) {
 // warp_row for passes that need a subset of columns. warped.row(0..2) is frame0's BGR at
 // cols[i], warped.row(3..5) frame1's.
 struct WarpColumns {
-  explicit WarpColumns(int points) : taps(points), x(std::size_t(points)), flows(4, points), warped(6, points) {}
+  explicit WarpColumns(int points)
+      : taps(points), x(std::size_t(points)), flows(4, points), warped(6, points) {}
 
   void warp(const Planes& imgs, int y, const std::vector<int>& cols, const float* const* field_row) {
     const int n = int(cols.size());
