@@ -51,8 +51,8 @@ class Engine {
   Engine(BackendChoice choice, const ModelPicker& pick, const BackendRequest& backend,
          const RuntimeOptions& options);
 
+  RuntimeOptions options_;  // before model_: checked before the model is picked (and read)
   Model model_;
-  RuntimeOptions options_;
   std::unique_ptr<Backend> backend_;
   std::string backend_name_;
   std::string backend_warning_;

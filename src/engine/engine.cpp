@@ -14,6 +14,13 @@ void check_t(float t) {
                 "t = " + std::to_string(t) + " is outside [0, 1]");
 }
 
+const RuntimeOptions& checked(const RuntimeOptions& options) {
+  if (!valid_ensemble(options.ensemble))
+    throw Error(ErrorKind::invalid_argument, "an ensemble of " + std::to_string(options.ensemble) +
+                                                 " passes is not offered (1, 2 or 4)");
+  return options;
+}
+
 }  // namespace
 
 Engine::Engine(Model model, const BackendRequest& backend, const RuntimeOptions& options)
@@ -24,14 +31,10 @@ Engine::Engine(const ModelPicker& pick, const BackendRequest& backend, const Run
 
 Engine::Engine(BackendChoice choice, const ModelPicker& pick, const BackendRequest& backend,
                const RuntimeOptions& options)
-    : model_(pick(*choice.backend)),
-      options_(options),
+    : options_(checked(options)),
+      model_(pick(*choice.backend)),
       backend_(std::move(choice.backend)),
       backend_warning_(std::move(choice.warning)) {
-  if (!valid_ensemble(options.ensemble))
-    throw Error(ErrorKind::invalid_argument,
-                "an ensemble of " + std::to_string(options.ensemble) +
-                                                 " passes is not offered (1, 2 or 4)");
   std::string why;
   if (!backend_->supports(model_, why)) {
     if (backend.name != "auto")
