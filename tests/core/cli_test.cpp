@@ -59,7 +59,8 @@ TEST_F(PairCli, WritesOneMid) {
 }
 
 TEST_F(PairCli, SeveralTFillTheIntegerField) {
-  const Result r = run(dir, pair("-t 0.25,0.5,0.75 --static-guard -o " + (dir / "mid_%02d.png").string()));
+  const Result r = run(dir, pair("-t 0.25,0.5,0.75 --static-guard --ensemble 4 -o " +
+                                  (dir / "mid_%02d.png").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(dir.files(), (std::vector<std::string>{"a.png", "b.png", "mid_01.png", "mid_02.png", "mid_03.png"}));
 }
@@ -76,6 +77,7 @@ TEST_F(PairCli, ErrorsAreOneLineAndLeaveNothing) {
                  "none.json");
   expect_failure(pair("--backend warp-drive" + out), "unknown backend");
   expect_failure(pair("--precision f8" + out), "unknown precision");
+  expect_failure(pair("--ensemble 3" + out), "ensemble of 3 passes");
   expect_failure(pair("-o " + (dir / "missing-folder" / "mid.png").string()), "does not exist");
 }
 
