@@ -46,6 +46,11 @@ class Runtime {
   // Per-stage times when created with RuntimeOptions::profile: the pair's stages (once per
   // pair, from prepare_pair), then the last mid's.
   virtual std::vector<StageTime> last_profile() const { return {}; }
+  // Device milliseconds of the work since the last prepare_pair that has completed (GPU
+  // timestamp queries); negative where the backend does not measure it, as on the CPU.
+  virtual double last_device_ms() const { return -1.0; }
+  // Notes the user should hear once (an ignored tuning cache, ...); the library never prints.
+  virtual std::vector<std::string> warnings() const { return {}; }
   // A short description for logs: backend, device, precision, kernel choices.
   virtual std::string describe() const = 0;
 

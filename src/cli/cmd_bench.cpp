@@ -10,9 +10,6 @@
 #include "cli/common.hpp"
 #include "framecast/error.hpp"
 #include "io/test_pattern.hpp"
-#ifdef FRAMECAST_HAVE_VULKAN
-#include "backends/vulkan/vulkan_backend.hpp"
-#endif
 
 namespace framecast::cli {
 namespace {
@@ -41,28 +38,14 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Device-side milliseconds of the pair's work from GPU timestamps; negative when unknown.
-double device_ms(const Runtime& runtime) {
-#ifdef FRAMECAST_HAVE_VULKAN
-  if (const auto* vk = dynamic_cast<const vulkan::VulkanRuntime*>(&runtime))
-    return vk->last_device_ms();
-#endif
-  (void)runtime;
-  return -1.0;
-}
-
 // A backend's notes for the user (an ignored tuning cache, ...), each shown once.
 void warn_once(const Runtime& runtime) {
-#ifdef FRAMECAST_HAVE_VULKAN
   static std::vector<std::string> shown;
-  if (const auto* vk = dynamic_cast<const vulkan::VulkanRuntime*>(&runtime))
-    for (const auto& w : vk->warnings())
-      if (std::find(shown.begin(), shown.end(), w) == shown.end()) {
-        warn(w);
-        shown.push_back(w);
-      }
-#endif
-  (void)runtime;
+  for (const auto& w : runtime.warnings())
+    if (std::find(shown.begin(), shown.end(), w) == shown.end()) {
+      warn(w);
+      shown.push_back(w);
+    }
 }
 
 BenchResult bench_size(Engine& engine, int width, int height, const BenchOptions& options) {
@@ -81,7 +64,7 @@ BenchResult bench_size(Engine& engine, int width, int height, const BenchOptions
     const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
     if (i >= options.warmup) {
       times.push_back(ms.count());
-      if (device_ms(runtime) >= 0.0) device_times.push_back(device_ms(runtime));
+      if (runtime.last_device_ms() >= 0.0) device_times.push_back(runtime.last_device_ms());
     }
   }
   const bool device = device_times.size() == times.size();

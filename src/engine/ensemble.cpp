@@ -94,6 +94,7 @@ class EnsembleRuntime final : public Runtime {
   std::vector<Frame> mids(std::span<const float> ts) override {
     std::vector<std::vector<Frame>> runs;  // runs[pass][mid]
     stages_.clear();
+    double device_ms = 0.0;  // negative once a pass has no device time
     for (std::size_t p = 0; p < passes_.size(); ++p) {
       const Pass pass = passes_[p];
       const auto& pair = pass.turned ? turned_pair_ : pair_;
@@ -105,10 +106,13 @@ class EnsembleRuntime final : public Runtime {
         inner_->prepare_pair(pair[0], pair[1]);
       }
       runs.push_back(inner_->mids(pass_ts));
+      const double pass_ms = inner_->last_device_ms();
+      device_ms = device_ms < 0.0 || pass_ms < 0.0 ? -1.0 : device_ms + pass_ms;
       if (profile_)
         for (const auto& s : inner_->last_profile())
           stages_.push_back({"pass" + std::to_string(p + 1) + "." + s.stage, s.ms});
     }
+    device_ms_ = device_ms;
     const auto start = std::chrono::steady_clock::now();
     std::vector<Frame> out;
     for (std::size_t m = 0; m < ts.size(); ++m) {
@@ -129,6 +133,9 @@ class EnsembleRuntime final : public Runtime {
   }
 
   std::vector<StageTime> last_profile() const override { return stages_; }
+  // Every pass's device time, where the inner runtime measures it.
+  double last_device_ms() const override { return device_ms_; }
+  std::vector<std::string> warnings() const override { return inner_->warnings(); }
 
   std::string describe() const override {
     return inner_->describe() + ", ensemble of " + std::to_string(passes_.size()) + " passes";
@@ -140,6 +147,7 @@ class EnsembleRuntime final : public Runtime {
   bool profile_;
   std::array<Frame, 2> pair_, turned_pair_;
   std::vector<StageTime> stages_;
+  double device_ms_ = -1.0;
 };
 
 }  // namespace

@@ -321,5 +321,26 @@ TEST(VulkanRuntime, EngineUsesTheBackend) {
   }
 }
 
+// An ensemble on the GPU: every pass's device time counted, and the same frames as the CPU's
+// ensemble (each pass within 1 LSB of it in f32, so the average too).
+TEST(VulkanRuntime, EnsembleCountsEveryPass) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  RuntimeOptions options;
+  options.precision = Precision::f32;
+  const Frame a = io::test_pattern(45, 29, 0.0f), b = io::test_pattern(45, 29, 4.0f);
+  Engine one(Model::random_classic(8, 16, 3), {"vulkan", -1}, options);
+  options.ensemble = 4;
+  Engine four(Model::random_classic(8, 16, 3), {"vulkan", -1}, options);
+  Engine cpu(Model::random_classic(8, 16, 3), {"cpu", -1}, options);
+  const Frame mid = four.interpolate(a, b, 0.25f);
+  one.interpolate(a, b, 0.25f);
+  const double single = one.runtime(45, 29).last_device_ms();
+  const double total = four.runtime(45, 29).last_device_ms();
+  ASSERT_GT(single, 0.0);
+  EXPECT_GT(total, single);  // four passes of the same work, timed by the same queries
+  expect_close(mid, cpu.interpolate(a, b, 0.25f), Precision::f32, "ensemble of 4");
+  EXPECT_LT(cpu.runtime(45, 29).last_device_ms(), 0.0);  // the CPU measures no device time
+}
+
 }  // namespace
 }  // namespace framecast::vulkan

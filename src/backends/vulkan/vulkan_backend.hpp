@@ -33,15 +33,11 @@ struct DeviceHandles {
   std::uint32_t queue_family = 0;
 };
 
-// The Vulkan runtime beyond framecast::Runtime: device-side timing, notes for the user, and
-// frames that stay on the GPU. Runtimes of this backend are VulkanRuntime (dynamic_cast).
+// The Vulkan runtime beyond framecast::Runtime: frames that stay on the GPU. Runtimes of
+// this backend are VulkanRuntime (dynamic_cast). Its last_device_ms() counts the work
+// submitted since the last prepare_pair (that call's own included), from timestamp queries.
 class VulkanRuntime : public Runtime {
  public:
-  // Device milliseconds of the work submitted since the last prepare_pair (its own work
-  // included) that has completed, from timestamp queries; negative without timestamps.
-  virtual double last_device_ms() const = 0;
-  // Things the user should hear once (an ignored tuning cache, ...); the library never prints.
-  virtual std::vector<std::string> warnings() const = 0;
 
   // GPU-resident frames. Frames are buffers created by the caller on handles().device with
   // VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, holding packed interleaved RGB exactly like Frame's
