@@ -181,18 +181,13 @@ void locate(int n, const float* __restrict x, float y, const float* __restrict d
             int* __restrict tr, int* __restrict bl, int* __restrict br, float* __restrict fx,
             float* __restrict fy) {
   for (int i = 0; i < n; ++i) {
-    const float sx = x[i] + dx[i], sy = y + dy[i];
-    const float sx0 = std::floor(sx), sy0 = std::floor(sy);
-    const int ix = int(sx0), iy = int(sy0);
-    const int xa = std::clamp(ix, 0, width - 1), xb = std::clamp(ix + 1, 0, width - 1);
-    const int ya = std::clamp(iy, 0, height - 1) * width;
-    const int yb = std::clamp(iy + 1, 0, height - 1) * width;
-    tl[i] = ya + xa;
-    tr[i] = ya + xb;
-    bl[i] = yb + xa;
-    br[i] = yb + xb;
-    fx[i] = sx - sx0;
-    fy[i] = sy - sy0;
+    const Tap tx = pixel::tap(x[i] + dx[i], width), ty = pixel::tap(y + dy[i], height);
+    tl[i] = ty.a * width + tx.a;
+    tr[i] = ty.a * width + tx.b;
+    bl[i] = ty.b * width + tx.a;
+    br[i] = ty.b * width + tx.b;
+    fx[i] = tx.f;
+    fy[i] = ty.f;
   }
 }
 
@@ -201,8 +196,7 @@ void gather(const float* __restrict plane, int n, const int* __restrict tl,
             const int* __restrict tr, const int* __restrict bl, const int* __restrict br,
             const float* __restrict fx, const float* __restrict fy, float* __restrict out) {
   for (int i = 0; i < n; ++i)
-    out[i] = mix(mix(plane[tl[i]], plane[tr[i]], fx[i]), mix(plane[bl[i]], plane[br[i]], fx[i]),
-                 fy[i]);
+    out[i] = pixel::bilerp(plane[tl[i]], plane[tr[i]], plane[bl[i]], plane[br[i]], fx[i], fy[i]);
 }
 
 // The three planes of frame `base` (0: frame0, 3: frame1) backward-warped at n points of row

@@ -40,11 +40,17 @@ inline Tap tap(float s, int size) {
 // destination size) with align_corners=false.
 inline float source_coordinate(int i, float ratio) { return (float(i) + 0.5f) * ratio - 0.5f; }
 
-// Bilinear read of one plane at taps (tx, ty): horizontal mixes, then the vertical one.
+// Bilinear interpolation of four taps (top left, top right, bottom left, bottom right) by
+// weights (fx, fy): horizontal mixes, then the vertical one.
+inline float bilerp(float tl, float tr, float bl, float br, float fx, float fy) {
+  return mix(mix(tl, tr, fx), mix(bl, br, fx), fy);
+}
+
+// Bilinear read of one plane at taps (tx, ty).
 inline float read(const float* plane, int width, const Tap& tx, const Tap& ty) {
   const float* ra = plane + std::size_t(ty.a) * width;
   const float* rb = plane + std::size_t(ty.b) * width;
-  return mix(mix(ra[tx.a], ra[tx.b], tx.f), mix(rb[tx.a], rb[tx.b], tx.f), ty.f);
+  return bilerp(ra[tx.a], ra[tx.b], rb[tx.a], rb[tx.b], tx.f, ty.f);
 }
 
 // Bilinear read of one plane at (sx, sy) with taps clamped to the plane's border: the
