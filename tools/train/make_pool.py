@@ -4,14 +4,15 @@
 Reproducible: the same installed packages give the same files, byte for byte.
 
     apt-get install gnome-backgrounds plasma-workspace-wallpapers mate-backgrounds \
-        ukui-wallpapers fonts-dejavu-core fonts-liberation
+        ukui-wallpapers lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 \
+        fonts-dejavu-core fonts-liberation
     /usr/bin/python3 tools/train/make_pool.py            # writes .pool/
 
 What it writes (the whole folder travels to the GPU machine with `carry: [".pool"]`):
 
   .pool/photos/*.jpg       kept wallpapers, JPEG q92 4:4:4; photographs at 1280 px on the long
                            side, textured graphics at 1024 px
-  .pool/manifest.json      every one of the 89 distinct wallpapers: source file, size, kept or
+  .pool/manifest.json      every one of the 108 distinct wallpapers: source file, size, kept or
                            dropped and why
   .pool/text_sprites.npz   text, subtitle, logo bitmaps rendered with DejaVu/Liberation fonts:
                            uint8 [N, 2, 48, 384] (channel 0 = glyph alpha, channel 1 = outline,
@@ -21,7 +22,8 @@ What it writes (the whole folder travels to the GPU machine with `carry: [".pool
 
 A wallpaper is one folder (plasma: `contents/images*`), or one file name elsewhere, with size
 suffixes like `_5640x3172` folded together; the largest size is taken; SVGs and the plasma
-`screenshot` previews are not wallpapers. That yields the 89 distinct images of the four packages.
+`screenshot` previews are not wallpapers. That yields the 89 distinct images of the first four packages; the two Lomiri packages
+(Ubuntu Touch's wallpapers, most of them photographs) add 19, for 108.
 """
 import argparse
 import json
@@ -39,12 +41,19 @@ Image.MAX_IMAGE_PIXELS = None
 ROOTS = ["/usr/share/backgrounds", "/usr/share/wallpapers"]
 EXTS = (".jpg", ".jpeg", ".png", ".webp")
 
-# Judged by eye from a contact sheet of all 89 (see MODELS.md). Photographs: real camera images.
+# Judged by eye from a contact sheet of all 108 (see MODELS.md). Photographs: real camera images.
 PHOTOS = {
     "Aqua", "Blinds", "Dune", "FreshFlower", "Garden", "GreenMeadow", "LadyBird", "RainDrops",
     "Storm", "TwoWings", "Wood", "YellowFlower", "BytheWater", "ColdRipple", "ColorfulCups",
     "DarkestHour", "EveningGlow", "FallenLeaf", "Grey", "Kite", "OneStandsOut", "Path",
     "summer_1am",
+    # lomiri-wallpapers-16.04 / -20.04
+    "Bridge_by_Sander_Klootwijk", "Dragonfly_by_Bolly", "Kleiber_by_Lukas_Baubkus",
+    "Picture_0B_by_freespace", "Picture_1A_by_freespace", "Wine_by_Jakkub_Mede",
+    "aitzgorri_by_Aitzol_Berasategi", "free_by_Peter_Nerlich", "friends_by_Aitzol_Berasategi",
+    "greentock_by_Peter_Nerlich", "life_by_Aitzol_Berasategi",
+    "picosdeeuropa_by_Aitzol_Berasategi", "seeding_by_Clements_Engelhardt",
+    "sunset_by_Aitzol_Berasategi",
 }
 # Textured or structured graphics: sharp edges, repeated patterns, painted detail.
 TEXTURED = {
@@ -54,6 +63,7 @@ TEXTURED = {
     "Autumn", "Canopee", "Cascade", "Cluster", "Elarun", "Flow", "Flow_dark", "FlyingKonqui",
     "Honeywave", "IceCold", "Kay", "MilkyWay", "Opal", "PastelHills", "Patak", "Patak_dark",
     "SafeLanding", "Shell", "Volna", "focal-ubuntukylin", "Float-into-MATE",
+    "analogpattern_by_Peter_Nerlich", "Infinite-Sea_by_Aury88",
 }
 # Everything else is dropped: flat colour fields, near-black gradients, transparent overlays.
 DROP_WHY = {
@@ -67,6 +77,10 @@ DROP_WHY = {
     "Ubuntu-Mate-Dark-no-logo": "near-black", "Ubuntu-Mate-Radioactive-no-logo": "smooth blur",
     "Ubuntu-Mate-Warm-no-logo": "smooth blur", "Kokkini": "smooth gradient",
     "Kay_dark": "near-black", "mate/Flow": "transparent overlay",
+    "Fossa_by_Jasper_Roks": "smooth gradient", "Painting-Colors_by__herobrine7gamer":
+    "flat colour fields", "umang_by_Abhishek_Mudgal": "smooth gradient",
+    "warty-final-ubuntu": "smooth gradient",
+    "lomiri-default-background": "a link to warty-final-ubuntu",
 }
 
 
@@ -242,8 +256,8 @@ def main():
     manifest = make_photos(out, a.photo_side, a.texture_side)
     n_all = len(manifest)
     kept = [m for m in manifest if m["kept"]]
-    if n_all != 89:
-        print(f"warning: found {n_all} distinct wallpapers, expected 89", file=sys.stderr)
+    if n_all != 108:
+        print(f"warning: found {n_all} distinct wallpapers, expected 108", file=sys.stderr)
     nf = make_sprites(out, a.sprites, a.seed)
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump({"distinct_wallpapers": n_all, "kept": len(kept),

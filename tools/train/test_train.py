@@ -2,7 +2,8 @@
 """Tests of the trainer's model surgery and losses on the CPU: a model grown from another with
 --init (a block inserted with --init-rename) starts out computing the same frames as its
 source, and classic -> tfact2 folds the t plane into a bias; the distillation loss counts only
-where the teacher is better; parse_model reads every spec form.
+where the teacher is better; the weight average (--ema) follows its formula and swaps in and
+out without losing the raw weights; parse_model reads every spec form.
 
 Run: /usr/bin/python3 -m unittest tools/train/test_train.py   (or run this file)
 """
@@ -18,7 +19,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
 from framecast_model import FramecastNet, save_safetensors  # noqa: E402
 from framecast_model.testdata import make_frames, to_tensor  # noqa: E402
-from train import distill_loss, parse_model, warm_start  # noqa: E402
+from train import WeightAverage, distill_loss, parse_model, warm_start  # noqa: E402
 
 
 def trained_like(net, seed):
@@ -90,6 +91,28 @@ class LossAndSpecTest(unittest.TestCase):
         teacher_err = torch.full((1, 1, 2, 2), 0.2)  # better on the top row only
         loss = distill_loss(flow, teacher, err, teacher_err).item()
         self.assertAlmostEqual(loss, 0.5, places=4)  # half the pixels at ~1
+
+    def test_weight_average_follows_its_formula_and_swaps_back(self):
+        net = trained_like(FramecastNet("classic", 8, 12), 3)
+        start = [p.detach().clone() for p in net.parameters()]
+        ema = WeightAverage(net, 0.9)
+        targets = []
+        for k in range(3):  # stand-ins for optimizer steps: new weights, then the update
+            with torch.no_grad():
+                for p in net.parameters():
+                    p.add_(0.01 * (k + 1))
+            targets.append([p.detach().clone() for p in net.parameters()])
+            ema.update()
+        raw = targets[-1]
+        for s0, w1, w2, w3, avg in zip(start, *targets, ema.shadow):
+            want = ((s0 * 0.9 + 0.1 * w1) * 0.9 + 0.1 * w2) * 0.9 + 0.1 * w3
+            self.assertLess((avg - want).abs().max().item(), 1e-6)
+        averages = [a.clone() for a in ema.shadow]
+        ema.swap()
+        self.assertTrue(all(torch.equal(p, a) for p, a in zip(net.parameters(), averages)))
+        self.assertTrue(all(torch.equal(s, r) for s, r in zip(ema.shadow, raw)))
+        ema.swap()
+        self.assertTrue(all(torch.equal(p, r) for p, r in zip(net.parameters(), raw)))
 
     def test_parse_model_specs(self):
         name, cfg, every = parse_model("q=classic:120:240+64:96:2+48:64:1@3")

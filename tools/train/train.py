@@ -33,6 +33,12 @@ conv keeps the frame channels where the t plane is gone (classic -> tfact*), and
 source lacks start as the identity (refinement blocks' deconv, FiLM's last layer and tfact2's
 refine output conv at zero), so the new model starts exactly where the source model is.
 
+--ema DECAY keeps an exponential moving average of each model's weights (updated after every
+step; it starts at the run's first weights) and exports it instead of the raw weights: the
+average sits in the middle of the region the last few thousand steps wandered over, where a
+single step's weights land anywhere in it. Both are validated at the end; the raw weights'
+numbers go into the metadata as davis_val_raw.
+
 Validation: t = 0.5 on the triplets of --val (frame0, frame1 = truth, frame2), the model's
 forward in float32 (edge-replicate padding to /16 is inside the model), prediction rounded to
 8 bits; PSNR over RGB per triplet, averaged; IE = mean absolute difference (0..255).
@@ -158,6 +164,26 @@ def validate(net, triplets, device):
 
 
 # ---------------------------------------------------------------------- models
+class WeightAverage:
+    """An exponential moving average of a module's parameters (--ema)."""
+
+    def __init__(self, net, decay):
+        self.params = list(net.parameters())
+        self.shadow = [p.detach().clone() for p in self.params]
+        self.decay = decay
+
+    @torch.no_grad()
+    def update(self):
+        torch._foreach_mul_(self.shadow, self.decay)
+        torch._foreach_add_(self.shadow, [p.detach() for p in self.params], alpha=1 - self.decay)
+
+    @torch.no_grad()
+    def swap(self):
+        """Exchange the module's weights with the average (call again to swap back)."""
+        for p, s in zip(self.params, self.shadow):
+            p.data, s.data = s.data, p.data
+
+
 def renamed(name, renames):
     """name with its block prefix replaced per renames {old: new} (e.g. block1 -> block2)."""
     prefix, dot, rest = name.partition(".")
@@ -252,9 +278,10 @@ class Trainee:
                                       {"params": no_decay, "weight_decay": 0.0}],
                                      lr=args.lr, betas=(0.9, 0.999), **kw)
         self.nparams = sum(p.numel() for p in self.net.parameters())
+        self.ema = WeightAverage(self.net, args.ema) if args.ema > 0 else None
         self.log, self.acc, self.nacc = [], {}, 0
         self.steps = 0
-        self.val = None
+        self.val = self.val_raw = None
         self.data = {}
 
     def metadata(self, args, samples, train_s, last):
@@ -271,6 +298,9 @@ class Trainee:
             "train_seconds": round(self.prev["train_seconds"] + train_s, 1),
             "losses": last,
             "davis_val_pytorch": {k: v for k, v in (self.val or {}).items() if k != "per_triplet"},
+            **({"ema": args.ema,
+                "davis_val_raw": {k: v for k, v in (self.val_raw or {}).items()
+                                  if k != "per_triplet"}} if self.ema else {}),
             "data": "tools/train/synth.py on .pool (tools/train/make_pool.py), "
                     f"{args.size}x{args.size}, t~U(0.05,0.95)"
                     + (f", data mix {self.data}" if self.data else ""),
@@ -285,16 +315,21 @@ class Trainee:
     def save(self, args, samples, train_s):
         last = self.log[-1] if self.log else {}
         last = {k: v for k, v in last.items() if k.startswith("loss") or k == "l_"}
-        net = self.net  # save_safetensors makes every tensor contiguous on the CPU
         path = os.path.join(args.out, f"{self.name}.safetensors")
-        save_safetensors(net, path + ".tmp", self.metadata(args, samples, train_s, last),
+        if self.ema:
+            self.ema.swap()
+        # save_safetensors makes every tensor contiguous on the CPU
+        save_safetensors(self.net, path + ".tmp", self.metadata(args, samples, train_s, last),
                          dtype="F16")
+        if self.ema:
+            self.ema.swap()
         os.replace(path + ".tmp", path)
         with open(os.path.join(args.out, f"{self.name}.log.json"), "w") as f:
             json.dump({"name": self.name, "config": self.cfg, "data": self.data,
                        "params": self.nparams,
                        "run_id": args.run_id, "resumed_from": self.prev,
-                       "args": vars(args), "log": self.log, "val": self.val}, f, indent=1)
+                       "args": vars(args), "log": self.log, "val": self.val,
+                       "val_raw": self.val_raw}, f, indent=1)
 
 
 class DataGroup:
@@ -374,6 +409,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=300)
     ap.add_argument("--wd", type=float, default=1e-4)
     ap.add_argument("--clip", type=float, default=1.0)
+    ap.add_argument("--ema", type=float, default=0.0,
+                    help="export a moving average of the weights with this decay (0: off)")
     ap.add_argument("--grad-w", type=float, default=0.5)
     ap.add_argument("--census-w", type=float, default=0.1)
     ap.add_argument("--flow-w", type=float, default=0.02)
@@ -540,6 +577,8 @@ def main():
                 loss.backward()
                 gn = torch.nn.utils.clip_grad_norm_(m.net.parameters(), args.clip)
                 m.opt.step()
+                if m.ema:
+                    m.ema.update()
                 m.steps += 1
                 for k, v in (("loss", loss), ("loss_rec", l_rec), ("loss_grad", l_grad),
                              ("loss_census", l_cen), ("loss_flow", l_flow),
@@ -579,16 +618,23 @@ def main():
                "train_seconds": round(train_s, 1), "models": {}}
     for m in models:
         tv = time.time()
+        if m.ema:
+            m.val_raw = validate(m.net, triplets, device)
+            m.ema.swap()
         m.val = validate(m.net, triplets, device)
-        if m.val:
-            print(f"[{m.name}] DAVIS-val (PyTorch model, t=0.5): PSNR {m.val['psnr']:.3f} dB, "
-                  f"IE {m.val['ie']:.3f} ({time.time() - tv:.1f}s)", flush=True)
+        if m.ema:
+            m.ema.swap()
+        for what, v in (("raw weights", m.val_raw), ("average" if m.ema else "", m.val)):
+            if v:
+                print(f"[{m.name}] DAVIS-val (PyTorch model, t=0.5{', ' if what else ''}{what}): "
+                      f"PSNR {v['psnr']:.3f} dB, IE {v['ie']:.3f} ({time.time() - tv:.1f}s)",
+                      flush=True)
         m.save(args, samples, train_s)
         summary["models"][m.name] = {"config": m.cfg, "params": m.nparams, "every": m.every,
                                      "steps_this_run": m.steps,
                                      "cumulative": m.metadata(args, samples, train_s,
                                                               m.log[-1] if m.log else {}),
-                                     "val": m.val}
+                                     "val": m.val, "val_raw": m.val_raw}
     summary["wall_seconds"] = round(time.time() - t_start, 1)
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
