@@ -20,8 +20,9 @@ struct RuntimeOptions {
   Precision precision = Precision::automatic;
   bool static_guard = false;  // keep locally identical regions (text, logos) untouched
   bool profile = false;       // collect per-stage times (see Runtime::last_profile)
-  // Test-time ensemble (the Engine's, backends ignore it): each mid averages 1, 2 or 4 runs
-  // of the model on the pair as given, rotated by 180 degrees and in reverse order.
+  // Test-time ensemble: each mid averages 1, 2 or 4 runs of the model on the pair as given,
+  // rotated by 180 degrees and in reverse order. Backends that run it themselves say so
+  // (Backend::runs_ensembles); for the others the Engine wraps their runtimes.
   int ensemble = 1;
 };
 
@@ -74,6 +75,8 @@ class Backend {
   // Whether the work runs on a hardware GPU (not the CPU, not a software rasterizer): what
   // choosing the quality tier by default depends on.
   virtual bool hardware_gpu() const { return false; }
+  // Whether create_runtime honours RuntimeOptions::ensemble (else it ignores it).
+  virtual bool runs_ensembles() const { return false; }
   // The runtime keeps a reference to `model`, which must outlive it (Engine owns both).
   // Throws Error(model) when the backend cannot run this model, Error(device) on device
   // failures. Any frame size >= 1x1: sizes are padded internally to the network's multiple.

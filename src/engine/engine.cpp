@@ -51,7 +51,7 @@ Runtime& Engine::runtime(int width, int height) {
   auto& slot = runtimes_[{width, height}];
   if (!slot) {
     slot = backend_->create_runtime(model_, width, height, options_);
-    if (options_.ensemble > 1)
+    if (options_.ensemble > 1 && !backend_->runs_ensembles())
       slot = make_ensemble_runtime(std::move(slot), options_.ensemble, options_.profile);
   }
   return *slot;

@@ -1,23 +1,20 @@
 #include "engine/ensemble.hpp"
 
 #include <array>
-#include <span>
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "framecast/error.hpp"
 
 namespace framecast {
 namespace {
 
-struct Pass {
-  bool turned;    // both frames turned by 180 degrees, the result turned back
-  bool reversed;  // frame1 first, at 1 - t
-};
-
-constexpr std::array<Pass, 4> kFourPasses = {
+constexpr std::array<EnsemblePass, 4> kFourPasses = {
     {{false, false}, {true, false}, {false, true}, {true, true}}};
-constexpr std::array<Pass, 2> kTwoPasses = {{{false, false}, {true, true}}};
+constexpr std::array<EnsemblePass, 2> kTwoPasses = {{{false, false}, {true, true}}};
 
 // Row y of a frame turned by 180 degrees is row height - 1 - y with its pixels reversed.
 template <typename Sample>
@@ -45,7 +42,7 @@ Frame turned(const Frame& frame) {
 // The mean of the passes' frames (2 or 4), rounded to nearest, each turned back where its
 // pass was turned. Row by row, in plain loops the compiler vectorises.
 template <typename Sample>
-void average(const std::vector<const Sample*>& frames, const std::vector<Pass>& passes, int width,
+void average(const std::vector<const Sample*>& frames, std::span<const EnsemblePass> passes, int width,
              int height, Sample* out) {
   const std::size_t row = std::size_t(width) * 3;
   const int shift = frames.size() == 2 ? 1 : 2;  // (2 sum + n) / 2n = (sum + n / 2) >> log2 n
@@ -77,8 +74,7 @@ class EnsembleRuntime final : public Runtime {
   EnsembleRuntime(std::unique_ptr<Runtime> inner, int passes, bool profile)
       : Runtime(inner->width(), inner->height()),
         inner_(std::move(inner)),
-        passes_(passes == 2 ? std::vector<Pass>(kTwoPasses.begin(), kTwoPasses.end())
-                            : std::vector<Pass>(kFourPasses.begin(), kFourPasses.end())),
+        passes_(ensemble_passes(passes)),
         profile_(profile) {}
 
   // The passes run in mids(): each prepares its own pair on the inner runtime, so the pair
@@ -96,7 +92,7 @@ class EnsembleRuntime final : public Runtime {
     stages_.clear();
     double device_ms = 0.0;  // negative once a pass has no device time
     for (std::size_t p = 0; p < passes_.size(); ++p) {
-      const Pass pass = passes_[p];
+      const EnsemblePass pass = passes_[p];
       const auto& pair = pass.turned ? turned_pair_ : pair_;
       std::vector<float> pass_ts(ts.begin(), ts.end());
       if (pass.reversed) {
@@ -143,7 +139,7 @@ class EnsembleRuntime final : public Runtime {
 
  private:
   std::unique_ptr<Runtime> inner_;
-  std::vector<Pass> passes_;
+  std::span<const EnsemblePass> passes_;
   bool profile_;
   std::array<Frame, 2> pair_, turned_pair_;
   std::vector<StageTime> stages_;
@@ -153,6 +149,12 @@ class EnsembleRuntime final : public Runtime {
 }  // namespace
 
 bool valid_ensemble(int passes) { return passes == 1 || passes == 2 || passes == 4; }
+
+std::span<const EnsemblePass> ensemble_passes(int passes) {
+  if (passes == 2) return kTwoPasses;
+  if (passes == 4) return kFourPasses;
+  throw Error(ErrorKind::internal, "an ensemble has 2 or 4 passes");
+}
 
 std::unique_ptr<Runtime> make_ensemble_runtime(std::unique_ptr<Runtime> inner, int passes,
                                                bool profile) {

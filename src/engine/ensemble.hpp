@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 
 #include "framecast/backend.hpp"
 
@@ -13,7 +14,16 @@ namespace framecast {
 // Whether `passes` is an ensemble size the engine offers: 1 (no ensemble), 2 or 4.
 bool valid_ensemble(int passes);
 
-// Wraps `inner` so each mid averages `passes` runs of it:
+// How one pass transforms the pair before the model sees it.
+struct EnsemblePass {
+  bool turned;    // both frames turned by 180 degrees, the result turned back
+  bool reversed;  // frame1 first, at 1 - t
+};
+// The passes of an ensemble of 2 or 4 (see make_ensemble_runtime), the first as given.
+std::span<const EnsemblePass> ensemble_passes(int passes);
+
+// Wraps `inner` so each mid averages `passes` runs of it (for backends that do not run
+// ensembles themselves, Backend::runs_ensembles):
 //   2: the pair as given, and the pair turned by 180 degrees in reverse order (t -> 1 - t);
 //   4: as given, turned, reversed, and turned and reversed.
 // The mean of the passes' frames is rounded to the input's depth; `profile` keeps each

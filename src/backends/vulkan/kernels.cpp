@@ -264,6 +264,23 @@ std::size_t packed_frame_bytes(int w, int h, bool deep) {
   return (bytes + 3) / 4 * 4;
 }
 
+std::unique_ptr<Pipeline> make_turn(std::shared_ptr<const Context> context, int w, int h,
+                                    bool deep) {
+  SpecConstants k;
+  k.add(w).add(h).add(deep);
+  return std::make_unique<Pipeline>(std::move(context), "turn_f32", 2, 0, k, Extent3{256, 1, 1});
+}
+
+std::unique_ptr<Pipeline> make_ensemble_average(std::shared_ptr<const Context> context, int w,
+                                                int h, bool deep, int passes, int turned) {
+  if (passes != 2 && passes != 4)
+    throw Error(ErrorKind::internal, "an ensemble averages 2 or 4 passes");
+  SpecConstants k;
+  k.add(w).add(h).add(deep).add(passes).add(turned);
+  return std::make_unique<Pipeline>(std::move(context), "ensemble_average_f32", 5, 0, k,
+                                    Extent3{256, 1, 1});
+}
+
 std::vector<unsigned char> encode_values(std::span<const float> values, Storage storage) {
   std::vector<unsigned char> bytes(values.size() * storage_bytes(storage));
   for (std::size_t i = 0; i < values.size(); ++i) {

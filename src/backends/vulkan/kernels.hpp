@@ -146,4 +146,13 @@ std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> co
 // Bytes of a packed interleaved RGB frame (rows without padding), rounded up to whole words.
 std::size_t packed_frame_bytes(int w, int h, bool deep);
 
+// The test-time ensemble's kernels over packed frames; dispatch_linear(packed_frame_bytes / 4).
+// Bindings: src, dst: dst is src turned by 180 degrees.
+std::unique_ptr<Pipeline> make_turn(std::shared_ptr<const Context> context, int w, int h,
+                                    bool deep);
+// Bindings: the passes' frames (4; for 2 passes bind the first two again), dst: their mean,
+// rounded to nearest, with pass p's frame turned back where bit p of `turned` is set.
+std::unique_ptr<Pipeline> make_ensemble_average(std::shared_ptr<const Context> context, int w,
+                                                int h, bool deep, int passes, int turned);
+
 }  // namespace framecast::vulkan

@@ -1,6 +1,7 @@
 #include "backends/vulkan/vulkan_backend.hpp"
 
 #include "backends/vulkan/context.hpp"
+#include "backends/vulkan/ensemble.hpp"
 #include "backends/vulkan/runtime.hpp"
 #include "framecast/error.hpp"
 
@@ -12,9 +13,12 @@ class VulkanBackend final : public Backend {
   explicit VulkanBackend(std::shared_ptr<const Context> context) : context_(std::move(context)) {}
   std::string name() const override { return "vulkan"; }
   bool hardware_gpu() const override { return !context_->caps().software(); }
+  bool runs_ensembles() const override { return true; }
   std::unique_ptr<Runtime> create_runtime(const Model& model, int width, int height,
                                           const RuntimeOptions& options) override {
-    return std::make_unique<GraphRuntime>(context_, model, width, height, options);
+    auto runtime = std::make_unique<GraphRuntime>(context_, model, width, height, options);
+    if (options.ensemble == 1) return runtime;
+    return make_gpu_ensemble(context_, std::move(runtime), options.ensemble, options.profile);
   }
 
  private:

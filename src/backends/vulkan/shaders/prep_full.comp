@@ -11,14 +11,12 @@ layout(constant_id = 1) const int H = 1;
 layout(constant_id = 2) const bool DEEP = false;  // 16-bit samples
 layout(constant_id = 3) const float SCALE = 1.0;  // 1 / max sample value, computed on the host
 
+#include "packed.glsl"
+
 layout(std430, binding = 0) readonly buffer Frame0 { uint frame0[]; };
 layout(std430, binding = 1) readonly buffer Frame1 { uint frame1[]; };
 layout(std430, binding = 2) writeonly buffer Img0 { float img0[]; };
 layout(std430, binding = 3) writeonly buffer Img1 { float img1[]; };
-
-uint unpack_sample(uint word, int i) {
-  return DEEP ? (word >> ((i & 1) * 16)) & 0xffffu : (word >> ((i & 3) * 8)) & 0xffu;
-}
 
 void main() {
   int p = linear_index();
@@ -27,9 +25,9 @@ void main() {
   bool second = gl_WorkGroupID.z == 1;
   [[unroll]] for (int c = 0; c < 3; ++c) {
     int i = 3 * p + c;
-    int word_index = DEEP ? i >> 1 : i >> 2;
+    int word_index = i / SAMPLES_PER_WORD;
     uint word = second ? frame1[word_index] : frame0[word_index];
-    float v = float(unpack_sample(word, i)) * SCALE;
+    float v = float(sample_in(word, i)) * SCALE;
     if (second) {
       img1[(2 - c) * plane + p] = v;  // RGB samples -> BGR planes
     } else {
