@@ -29,7 +29,10 @@ description, so the frame at t is exact for any t in (0, 1):
     about its joint while the body moves (arms, legs, tails, doors): articulated motion, where
     neighbouring pixels move in different directions;
   * motion blur (knob `motion_blur`): a frame is the mean of renders over an exposure
-    interval around its tau, as a camera's shutter integrates, for the frame at t as well.
+    interval around its tau, as a camera's shutter integrates, for the frame at t as well;
+  * repeated structure (knob `periodic`): a share of the textures are tilings of one small
+    cell cut from a photo (facades with rows of windows, tiles, fences, bricks), where a
+    match one period away looks as good as the true one: the flow must come from context.
 
 Ground-truth backward flows at t (dx0, dy0, dx1, dy1: the pixel p of the frame at t shows the
 content found at p + (dx0, dy0) in frame 0 and p + (dx1, dy1) in frame 1) come from the same
@@ -78,6 +81,7 @@ class Synth:
                   "motion_blur": 0.0,     # share of scenes filmed with an open shutter
                   "parts": 0.0,           # share of the first two foreground layers with a limb
                   "mask_leaks": 1.0,      # 0: objects end at their edges (see _alpha)
+                  "periodic": 0.0,        # share of textures tiled from one cell (_tiling)
                   "size": 256}            # crop size in px (train.py: --size unless given)
 
     @classmethod
@@ -94,7 +98,7 @@ class Synth:
     def __init__(self, pool_dir, device="cuda", size=256, bank=1024, bank_res=None,
                  photo_prob=0.65, max_motion=None, seed=0, refresh_every=8, refresh_count=None,
                  small_frac=0.3, text=1.0, degrade=1.0, tex_max_scale=1.3, nonrigid=0.0,
-                 motion_blur=0.0, parts=0.0, mask_leaks=1.0):
+                 motion_blur=0.0, parts=0.0, mask_leaks=1.0, periodic=0.0):
         self.dev = torch.device(device)
         self.S = size = int(size)
         self.R = bank_res or int(size * 1.5)
@@ -105,6 +109,7 @@ class Synth:
         self.tex_max_scale = tex_max_scale
         self.nonrigid, self.motion_blur, self.parts = nonrigid, motion_blur, parts
         self.mask_leaks = mask_leaks > 0
+        self.periodic = periodic
         # renders per frame when blurring: the exposure interval's samples (at most 2 px
         # apart, see _exposures, so streaks up to 12 px)
         self.n_sub = 7 if motion_blur > 0 else 1
@@ -151,6 +156,8 @@ class Synth:
         img = self.pool[rng.choice(len(self.pool), p=self.pool_p)]
         H, W = img.shape[1:]
         R = self.R
+        if self.periodic > 0 and rng.random() < self.periodic:  # (no draw at 0: same data)
+            return self._jitter(self._tiling(img))
         # texture px per pool px: log-uniform; below 1 = downscale (sharper, smaller detail)
         lo = max(R / min(H, W), 0.3)
         hi = max(lo, self.tex_max_scale)
@@ -169,8 +176,12 @@ class Synth:
             patch = patch.flip(1)
         if rng.random() < 0.2:
             patch = patch.transpose(1, 2)
-        # colour jitter, baked into the texture (the bank turns over continuously); each
-        # use adds only a per-channel gain
+        return self._jitter(patch)
+
+    def _jitter(self, patch):
+        """Colour jitter, baked into the texture (the bank turns over continuously); each use
+        adds only a per-channel gain."""
+        rng = self.cpu_rng
         gamma = math.exp(rng.normal(0, 0.15))
         bright = math.exp(rng.normal(0, 0.15))
         sat = math.exp(rng.normal(0, 0.2))
@@ -178,6 +189,36 @@ class Synth:
         luma = 0.299 * x[0:1] + 0.587 * x[1:2] + 0.114 * x[2:3]
         patch = luma + (x - luma) * sat
         return patch.clamp_(0, 1).half()
+
+    def _tiling(self, img):
+        """An R x R texture that repeats one cell: a crop of the photo img [3,H,W] (uint8)
+        shrunk to 5-48 px a side, in rows that may be offset by half a cell (bricks), with
+        joints of a darker or lighter colour (mortar, window frames) on half of them, and each
+        cell's brightness varied a little, as real windows and tiles are not identical."""
+        rng, R = self.cpu_rng, self.R
+        ch, cw = (int(math.exp(rng.uniform(math.log(5), math.log(48)))) for _ in range(2))
+        k = rng.uniform(1, 4)  # photo px per cell px: below 1 it would be blurred detail
+        H, W = img.shape[1:]
+        sh, sw = min(H, round(ch * k)), min(W, round(cw * k))
+        y0, x0 = rng.integers(0, H - sh + 1), rng.integers(0, W - sw + 1)
+        cell = img[:, y0:y0 + sh, x0:x0 + sw].float().div_(255)[None]
+        cell = F.interpolate(cell, size=(ch, cw), mode="bilinear", align_corners=False,
+                             antialias=True)[0]
+        if rng.random() < 0.5:
+            joint = max(1, round(min(ch, cw) * rng.uniform(0.08, 0.25)))
+            shade = cell.mean((1, 2), keepdim=True) * rng.uniform(0.3, 1.6)
+            cell[:, :joint] = shade
+            cell[:, :, :joint] = shade
+        rows, cols = R // ch + 2, R // cw + 2
+        tiled = cell.repeat(1, rows, cols)
+        if rng.random() < 0.3:  # bricks: every other row shifted by half a cell
+            shifted = tiled.view(3, rows, ch, cols * cw).clone()
+            shifted[:, 1::2] = shifted[:, 1::2].roll(cw // 2, dims=-1)
+            tiled = shifted.view(3, rows * ch, cols * cw)
+        gains = torch.exp(torch.from_numpy(rng.normal(0, 0.06, (rows, cols))).float()).to(self.dev)
+        tiled = tiled * gains.repeat_interleave(ch, 0).repeat_interleave(cw, 1)
+        oy, ox = rng.integers(0, ch), rng.integers(0, cw)
+        return tiled[:, oy:oy + R, ox:ox + R].clamp_(0, 1)
 
     def refresh(self, n=None):
         n = n or self.refresh_count
