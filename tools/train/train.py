@@ -286,6 +286,8 @@ class Trainee:
 
     def metadata(self, args, samples, train_s, last):
         samples = self.steps * args.batch  # this model's own (it may skip batches)
+        size = int(self.data.get("size", args.size))
+        motion = self.data.get("max_motion", args.max_motion) or size / 4  # synth's default
         hist = self.history + [{"run": args.run_id, "steps": self.steps, "samples": samples,
                                 "train_seconds": round(train_s, 1), "lr": args.lr,
                                 "resumed": self.resumed, "last_losses": last,
@@ -302,7 +304,7 @@ class Trainee:
                 "davis_val_raw": {k: v for k, v in (self.val_raw or {}).items()
                                   if k != "per_triplet"}} if self.ema else {}),
             "data": "tools/train/synth.py on .pool (tools/train/make_pool.py), "
-                    f"{args.size}x{args.size}, t~U(0.05,0.95)"
+                    f"{size}x{size}, motion up to {motion:g} px, t~U(0.05,0.95)"
                     + (f", data mix {self.data}" if self.data else ""),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "history": hist,
