@@ -1,7 +1,7 @@
 // Test-time ensembles: a Runtime that runs the model on transformed copies of each pair and
 // averages the frames, as RIFE's --ensemble and rife-ncnn-vulkan's TTA mode do. The network
 // is not symmetric under these transforms, so its errors partly cancel: on DAVIS-val two
-// passes gain 0.2-0.3 dB and four 0.4 (MODELS.md), at two and four times the cost.
+// passes gain 0.3 dB and four 0.4-0.5 (MODELS.md), at two and four times the work.
 #pragma once
 
 #include <memory>
