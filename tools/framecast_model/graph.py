@@ -16,10 +16,11 @@ VARIANTS = ("classic", "tfact", "tfact2")
 FLOW_NORM = 20.0  # the refine head sees flow * (0.25 / FLOW_NORM) (wgslRefinePrep)
 
 
-def pad16(x):
-    """Pad right/bottom by edge replication to the next multiple of 16 (issue 2)."""
+def pad16(x, multiple=16):
+    """Pad right/bottom by edge replication to the next multiple of 16 (issue 2), or of
+    `multiple` where a study resamples more coarsely."""
     h, w = x.shape[-2:]
-    return F.pad(x, (0, -w % 16, 0, -h % 16), mode="replicate")
+    return F.pad(x, (0, -w % multiple, 0, -h % multiple), mode="replicate")
 
 
 def resize(x, h, w):
@@ -187,21 +188,26 @@ class FramecastNet(nn.Module):
             cfg["block_scales"] = self.scales
         return cfg
 
-    def _run(self, img0, img1, t):
-        n, _, h, w = img0.shape
+    def _run(self, img0, img1, t, block0_div=4):
+        """block0_div: block0 sees the frames resampled by 1/4 (the runtime's graph) or, for
+        studies of large motion (tools/eval/flow_scale.py), 1/8; padding follows it."""
+        n = img0.shape[0]
         t = torch.as_tensor(t, dtype=torch.float32, device=img0.device).reshape(-1).expand(n)
-        x0, x1 = pad16(img0.flip(1)), pad16(img1.flip(1))  # RGB -> BGR planes
+        # RGB -> BGR planes, padded for block0's two stride-2 convs at 1 / block0_div
+        x0, x1 = pad16(img0.flip(1), 4 * block0_div), pad16(img1.flip(1), 4 * block0_div)
         H, W = x0.shape[-2:]
-        xq = resize(torch.cat((x0, x1), 1), H // 4, W // 4)
+        hq, wq = H // block0_div, W // block0_div
+        xq = resize(torch.cat((x0, x1), 1), hq, wq)
         if self.variant == "classic":
             # the seed writes t after resampling (wgslPrepQuarter), so the plane is exactly t
-            xq = torch.cat((xq, t.reshape(n, 1, 1, 1).expand(n, 1, H // 4, W // 4)), 1)
+            xq = torch.cat((xq, t.reshape(n, 1, 1, 1).expand(n, 1, hq, wq)), 1)
         tfact = self.variant != "classic"
         coarse = self.block0.trunk(xq, self.film if tfact else None, t)
         # flow, mask and everything after stay float32 (also under autocast): the flow is
         # in pixels and the warp is sensitive to it
         up = resize(coarse.float(), H, W)
-        flow, mask = up[:, :4] * 8.0, up[:, 4:5]
+        flow, mask = up[:, :4] * (2.0 * block0_div), up[:, 4:5]
+        block0_flow = flow
         for block, s in self.refinement_blocks():
             w0, w1 = warp(x0, flow[:, 0:2]), warp(x1, flow[:, 2:4])
             tplane = [] if tfact else [t.reshape(n, 1, 1, 1).expand(n, 1, H, W)]
@@ -215,21 +221,22 @@ class FramecastNet(nn.Module):
         out = w0 * m + w1 * (1.0 - m)
         if self.variant == "tfact2":
             out = out + self.refine(w0, w1, m, flow)
-        return out.clamp(0.0, 1.0), flow, mask, x0, x1
+        return out.clamp(0.0, 1.0), flow, mask, x0, x1, block0_flow
 
     def forward(self, img0, img1, t=0.5, static_guard=False):
         """Interpolated frame at t (0 = img0, 1 = img1): RGB [N, 3, H, W] in [0, 1].
         t: a float or a tensor [N] (one t per sample)."""
         h, w = img0.shape[-2:]
-        out, _, _, x0, x1 = self._run(img0, img1, t)
+        out, _, _, x0, x1, _ = self._run(img0, img1, t)
         if static_guard:
             out = static_region_guard(out, x0, x1)
         return out[..., :h, :w].flip(1)
 
-    def forward_train(self, img0, img1, t):
+    def forward_train(self, img0, img1, t, block0_div=4):
         """For losses: pred (= forward without guard), flow [N, 4, H, W] in pixels
-        ((dx, dy) for img0, then for img1) and the mask logits [N, 1, H, W]."""
+        ((dx, dy) for img0, then for img1) and the mask logits [N, 1, H, W]; for studies,
+        also block0's flow before the refinement blocks."""
         h, w = img0.shape[-2:]
-        out, flow, mask, _, _ = self._run(img0, img1, t)
+        out, flow, mask, _, _, block0_flow = self._run(img0, img1, t, block0_div)
         return {"pred": out[..., :h, :w].flip(1), "flow": flow[..., :h, :w],
-                "mask": mask[..., :h, :w]}
+                "mask": mask[..., :h, :w], "block0_flow": block0_flow[..., :h, :w]}
