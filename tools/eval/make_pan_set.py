@@ -25,6 +25,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from eval import read_rgb, triplets  # noqa: E402
 
 
+def pan_windows(img, pan, index, longest):
+    """The three frames of a pan of `pan` px cut from img [H, W, 3]: windows of the image less
+    `longest` px a side, each moved by half the pan from the one before (whole pixels, so the
+    middle one is exact too), in the direction of source number `index`."""
+    h, w = img.shape[:2]
+    angle = math.radians(75 * index)
+    hx, hy = (round(pan / 2 * c) for c in (math.cos(angle), math.sin(angle)))
+    frames = []
+    for k in range(3):  # frame1's window in the middle of the margin
+        x, y = longest // 2 + (k - 1) * hx, longest // 2 + (k - 1) * hy
+        frames.append(np.ascontiguousarray(img[y:y + h - longest, x:x + w - longest]))
+    return frames
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", nargs="+", help="triplet folders whose frame0 images are the sources")
@@ -48,16 +62,11 @@ def main():
                   file=sys.stderr)
             continue
         used += 1
-        angle = math.radians(75 * i)
         for pan in pans:
-            # the half pan in whole pixels, so frame1 is an exact window too
-            hx, hy = (round(pan / 2 * c) for c in (math.cos(angle), math.sin(angle)))
             d = os.path.join(a.out, f"pan-{pan:03d}", name)
             os.makedirs(d, exist_ok=True)
-            for k in range(3):  # frame1's window in the middle of the margin
-                x, y = longest // 2 + (k - 1) * hx, longest // 2 + (k - 1) * hy
-                window = img[y:y + h - longest, x:x + w - longest]
-                Image.fromarray(np.ascontiguousarray(window)).save(os.path.join(d, f"frame{k}.png"))
+            for k, window in enumerate(pan_windows(img, pan, i, longest)):
+                Image.fromarray(window).save(os.path.join(d, f"frame{k}.png"))
     print(f"{used} sources x {len(pans)} pans in {a.out}")
 
 

@@ -3,7 +3,8 @@
 --init (a block inserted with --init-rename) starts out computing the same frames as its
 source, and classic -> tfact2 folds the t plane into a bias; the distillation loss counts only
 where the teacher is better; the weight average (--ema) follows its formula and swaps in and
-out without losing the raw weights; parse_model reads every spec form.
+out without losing the raw weights; --val-pans cuts the pan sets' windows; parse_model reads
+every spec form.
 
 Run: /usr/bin/python3 -m unittest tools/train/test_train.py   (or run this file)
 """
@@ -17,9 +18,11 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "eval"))
 from framecast_model import FramecastNet, save_safetensors  # noqa: E402
 from framecast_model.testdata import make_frames, to_tensor  # noqa: E402
-from train import WeightAverage, distill_loss, parse_model, warm_start  # noqa: E402
+from train import WeightAverage, distill_loss, pan_triplets, parse_model, warm_start  # noqa: E402
+from make_pan_set import pan_windows  # noqa: E402
 
 
 def trained_like(net, seed):
@@ -113,6 +116,19 @@ class LossAndSpecTest(unittest.TestCase):
         self.assertTrue(all(torch.equal(s, r) for s, r in zip(ema.shadow, raw)))
         ema.swap()
         self.assertTrue(all(torch.equal(p, r) for p, r in zip(net.parameters(), raw)))
+
+    def test_pan_validation_cuts_the_pan_sets_windows(self):
+        big, small = make_frames(120, 90, seed=5)[0], make_frames(40, 30, seed=6)[0]
+        triplets = [("a", {"frame0": big}), ("b", {"frame0": small}), ("c", {"frame0": big})]
+        pans = pan_triplets(triplets, [8, 16])
+        self.assertEqual(sorted(pans), [8, 16])
+        for pan in (8, 16):
+            self.assertEqual([name for name, _ in pans[pan]], ["a", "c"])  # b: 30 px is too small
+            for index, (_, frames) in zip((0, 2), pans[pan]):
+                want = pan_windows(big, pan, index, 16)
+                for k in range(3):
+                    self.assertTrue((frames[f"frame{k}"] == want[k]).all())
+                self.assertEqual(frames["frame0"].shape, (74, 104, 3))
 
     def test_parse_model_specs(self):
         name, cfg, every = parse_model("q=classic:120:240+64:96:2+48:64:1@3")

@@ -39,6 +39,9 @@ average sits in the middle of the region the last few thousand steps wandered ov
 single step's weights land anywhere in it. Both are validated at the end; the raw weights'
 numbers go into the metadata as davis_val_raw.
 
+--val-pans 64,96 also validates on camera pans of those lengths cut from the validation
+frames (tools/eval/make_pan_set.py's windows): large motion, where the models break first.
+
 Validation: t = 0.5 on the triplets of --val (frame0, frame1 = truth, frame2), the model's
 forward in float32 (edge-replicate padding to /16 is inside the model), prediction rounded to
 8 bits; PSNR over RGB per triplet, averaged; IE = mean absolute difference (0..255).
@@ -59,9 +62,11 @@ from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "eval"))
 from framecast_model import FramecastNet, load_model, save_safetensors  # noqa: E402
 from framecast_model.weights import read_tensors  # noqa: E402
 from synth import Synth  # noqa: E402
+from make_pan_set import pan_windows  # noqa: E402
 import flops  # noqa: E402
 
 
@@ -140,6 +145,21 @@ def load_triplets(root):
                     fr[k] = np.asarray(Image.open(os.path.join(d, k + ext)).convert("RGB"))
         if len(fr) == 3:
             out.append((name, fr))
+    return out
+
+
+def pan_triplets(triplets, pans):
+    """Camera pans cut from the validation triplets' frame0, the windows that
+    tools/eval/make_pan_set.py cuts for the same lengths: {pan: [(name, frames)]}, from the
+    sources large enough for the longest pan."""
+    longest = max(pans)
+    out = {pan: [] for pan in pans}
+    for i, (name, fr) in enumerate(triplets):
+        if min(fr["frame0"].shape[:2]) <= 2 * longest:
+            continue
+        for pan in pans:
+            frames = pan_windows(fr["frame0"], pan, i, longest)
+            out[pan].append((name, dict(zip(("frame0", "frame1", "frame2"), frames))))
     return out
 
 
@@ -282,6 +302,7 @@ class Trainee:
         self.log, self.acc, self.nacc = [], {}, 0
         self.steps = 0
         self.val = self.val_raw = None
+        self.val_pans = {}  # {pan px: validate()} with --val-pans
         self.data = {}
 
     def metadata(self, args, samples, train_s, last):
@@ -300,6 +321,8 @@ class Trainee:
             "train_seconds": round(self.prev["train_seconds"] + train_s, 1),
             "losses": last,
             "davis_val_pytorch": {k: v for k, v in (self.val or {}).items() if k != "per_triplet"},
+            **({"pans_pytorch": {str(p): round(v["psnr"], 3) for p, v in self.val_pans.items() if v}}
+               if self.val_pans else {}),
             **({"ema": args.ema,
                 "davis_val_raw": {k: v for k, v in (self.val_raw or {}).items()
                                   if k != "per_triplet"}} if self.ema else {}),
@@ -331,7 +354,7 @@ class Trainee:
                        "params": self.nparams,
                        "run_id": args.run_id, "resumed_from": self.prev,
                        "args": vars(args), "log": self.log, "val": self.val,
-                       "val_raw": self.val_raw}, f, indent=1)
+                       "val_raw": self.val_raw, "val_pans": self.val_pans}, f, indent=1)
 
 
 class DataGroup:
@@ -401,6 +424,8 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "out"))
     ap.add_argument("--pool", default=".pool")
     ap.add_argument("--val", default=".pool/val/davis")
+    ap.add_argument("--val-pans", default="",
+                    help="also validate on camera pans of these lengths in px, e.g. 64,96")
     ap.add_argument("--run-id", default="")
     ap.add_argument("--minutes", type=float, default=8.0, help="training wall-clock budget")
     ap.add_argument("--max-steps", type=int, default=0)
@@ -477,6 +502,7 @@ def main():
         teachers[student] = distill_teacher(student, teacher, groups, device)
     live_teachers = {t for t in teachers.values() if isinstance(t, str)}
     triplets = load_triplets(args.val)
+    pans = pan_triplets(triplets, [int(p) for p in args.val_pans.split(",")]) if args.val_pans else {}
     gen = groups[0].gen
     print(f"pool {len(gen.pool)} images, bank {gen.K}x{gen.R}, {len(groups)} data mix(es), "
           f"{len(triplets)} val triplets, setup {time.time() - t_start:.1f}s", flush=True)
@@ -624,6 +650,7 @@ def main():
             m.val_raw = validate(m.net, triplets, device)
             m.ema.swap()
         m.val = validate(m.net, triplets, device)
+        m.val_pans = {pan: validate(m.net, trips, device) for pan, trips in pans.items()}
         if m.ema:
             m.ema.swap()
         for what, v in (("raw weights", m.val_raw), ("average" if m.ema else "", m.val)):
@@ -631,12 +658,17 @@ def main():
                 print(f"[{m.name}] DAVIS-val (PyTorch model, t=0.5{', ' if what else ''}{what}): "
                       f"PSNR {v['psnr']:.3f} dB, IE {v['ie']:.3f} ({time.time() - tv:.1f}s)",
                       flush=True)
+        for pan, v in m.val_pans.items():
+            if v:
+                print(f"[{m.name}] pan of {pan} px ({v['n']} triplets): PSNR {v['psnr']:.3f} dB, "
+                      f"IE {v['ie']:.3f}", flush=True)
         m.save(args, samples, train_s)
         summary["models"][m.name] = {"config": m.cfg, "params": m.nparams, "every": m.every,
                                      "steps_this_run": m.steps,
                                      "cumulative": m.metadata(args, samples, train_s,
                                                               m.log[-1] if m.log else {}),
-                                     "val": m.val, "val_raw": m.val_raw}
+                                     "val": m.val, "val_raw": m.val_raw,
+                                     "val_pans": m.val_pans}
     summary["wall_seconds"] = round(time.time() - t_start, 1)
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
