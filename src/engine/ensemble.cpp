@@ -42,8 +42,8 @@ Frame turned(const Frame& frame) {
 // The mean of the passes' frames (2 or 4), rounded to nearest, each turned back where its
 // pass was turned. Row by row, in plain loops the compiler vectorises.
 template <typename Sample>
-void average(const std::vector<const Sample*>& frames, std::span<const EnsemblePass> passes, int width,
-             int height, Sample* out) {
+void average(const std::vector<const Sample*>& frames, std::span<const EnsemblePass> passes,
+             int width, int height, Sample* out) {
   const std::size_t row = std::size_t(width) * 3;
   const int shift = frames.size() == 2 ? 1 : 2;  // (2 sum + n) / 2n = (sum + n / 2) >> log2 n
   const std::uint32_t half = std::uint32_t(frames.size()) / 2;

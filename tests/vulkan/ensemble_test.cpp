@@ -37,8 +37,8 @@ TEST_P(GpuEnsemble, EqualsTheHostEnsemble) {
   auto single = std::make_unique<GraphRuntime>(context, model, w, h, options);
   auto host = make_ensemble_runtime(std::make_unique<GraphRuntime>(context, model, w, h, options),
                                     passes, false);
-  auto gpu = make_gpu_ensemble(context, std::make_unique<GraphRuntime>(context, model, w, h, options),
-                               passes, false);
+  auto gpu = make_gpu_ensemble(
+      context, std::make_unique<GraphRuntime>(context, model, w, h, options), passes, false);
   std::vector<float> ts = {0.5f};
   if (passes == 4)  // more than one submission of mids (8)
     for (int i = 0; i <= 10; ++i) ts.push_back(float(i) / 10.0f);
@@ -50,7 +50,8 @@ TEST_P(GpuEnsemble, EqualsTheHostEnsemble) {
   for (std::size_t i = 0; i < ts.size(); ++i) {
     EXPECT_EQ(got[i].depth(), depth);
     const auto d = compare(got[i], want[i]);
-    EXPECT_EQ(d.max_error, 0) << "t=" << ts[i] << " at " << framecast::testing::where(want[i], d.worst);
+    EXPECT_EQ(d.max_error, 0) << "t=" << ts[i] << " at "
+                              << framecast::testing::where(want[i], d.worst);
   }
   EXPECT_GT(compare(got[0], one[0]).max_error, 0) << "an average of passes, not one pass";
   if (ts.size() > 1) {
@@ -61,7 +62,8 @@ TEST_P(GpuEnsemble, EqualsTheHostEnsemble) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, GpuEnsemble,
     ::testing::Combine(::testing::Values("classic_50x38_guard", "tfact2_37x21", "k3_tfact2_50x38"),
-                       ::testing::Values(2, 4), ::testing::Values(SampleDepth::u8, SampleDepth::u16)),
+                       ::testing::Values(2, 4),
+                       ::testing::Values(SampleDepth::u8, SampleDepth::u16)),
     [](const auto& p) {
       return std::get<0>(p.param) + "_" + std::to_string(std::get<1>(p.param)) + "passes_" +
              (std::get<2>(p.param) == SampleDepth::u8 ? "8bit" : "16bit");

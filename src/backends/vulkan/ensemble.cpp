@@ -168,7 +168,8 @@ class GpuEnsemble final : public Runtime {
     timeline_.wait(cmd.signal_value());
     add_time(cmd, "");
     for (std::size_t i = 0; i < n; ++i) {
-      Frame& frame = frames.emplace_back(width(), height(), deep_ ? SampleDepth::u16 : SampleDepth::u8);
+      Frame& frame =
+          frames.emplace_back(width(), height(), deep_ ? SampleDepth::u16 : SampleDepth::u8);
       readback_[i].read(deep_ ? (void*)frame.rgb16().data() : (void*)frame.rgb8().data(),
                         frame.sample_count() * (deep_ ? 2 : 1));
     }
@@ -177,7 +178,8 @@ class GpuEnsemble final : public Runtime {
   // Device frames for n mids of every pass, their averages and readback buffers.
   void grow(std::size_t n) {
     for (std::size_t p = 0; p < passes_.size(); ++p)
-      while (outputs_[p].size() < n) outputs_[p].emplace_back(context_, frame_bytes_, MemoryUse::device);
+      while (outputs_[p].size() < n)
+        outputs_[p].emplace_back(context_, frame_bytes_, MemoryUse::device);
     while (averages_.size() < n) {
       averages_.emplace_back(context_, frame_bytes_, MemoryUse::device);
       readback_.emplace_back(context_, frame_bytes_, MemoryUse::readback);
