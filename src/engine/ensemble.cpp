@@ -153,7 +153,8 @@ bool valid_ensemble(int passes) { return passes == 1 || passes == 2 || passes ==
 std::span<const EnsemblePass> ensemble_passes(int passes) {
   if (passes == 2) return kTwoPasses;
   if (passes == 4) return kFourPasses;
-  throw Error(ErrorKind::internal, "an ensemble has 2 or 4 passes");
+  throw Error(ErrorKind::invalid_argument,
+              "an ensemble of " + std::to_string(passes) + " passes: 2 or 4 are supported");
 }
 
 std::unique_ptr<Runtime> make_ensemble_runtime(std::unique_ptr<Runtime> inner, int passes,

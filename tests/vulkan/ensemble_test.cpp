@@ -9,6 +9,7 @@
 #include "core/test_support.hpp"
 #include "engine/ensemble.hpp"
 #include "framecast/engine.hpp"
+#include "framecast/error.hpp"
 #include "io/test_pattern.hpp"
 #include "vulkan/vk_test_support.hpp"
 
@@ -92,6 +93,21 @@ TEST(GpuEnsembleEngine, ProfilesEveryPass) {
   }
   EXPECT_TRUE(pass1 && pass2 && turn && average);
   EXPECT_GT(runtime.last_device_ms(), 0.0);
+}
+
+// A library caller that asks the backend itself for an ensemble of another size gets the
+// engine's answer: an invalid argument, not an internal error.
+TEST(GpuEnsembleEngine, RejectsOtherSizes) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const Model model = Model::random_classic(8, 16, 3);
+  RuntimeOptions options;
+  options.ensemble = 3;
+  try {
+    make_vulkan_backend(-1)->create_runtime(model, 40, 24, options);
+    ADD_FAILURE() << "an ensemble of 3 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << e.what();
+  }
 }
 
 }  // namespace
