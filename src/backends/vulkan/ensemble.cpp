@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,8 +18,6 @@ namespace {
 // Mids averaged per submission; more t run in chunks (each pass prepares the pair again).
 constexpr int kMaxBatch = 8;
 
-std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to * to; }
-
 class GpuEnsemble final : public Runtime {
  public:
   GpuEnsemble(std::shared_ptr<const Context> context, std::unique_ptr<VulkanRuntime> inner,
@@ -34,7 +31,7 @@ class GpuEnsemble final : public Runtime {
         timeline_(context_),
         descriptors_(context_, 4 + 2 * kMaxBatch) {
     frame_bytes_ = packed_frame_bytes(width(), height(), true);  // room for 16 bits
-    upload_ = Buffer(context_, round_up(frame_bytes_, 256) * 2, MemoryUse::upload);
+    upload_ = Buffer(context_, packed_pair_offset(width(), height()) * 2, MemoryUse::upload);
     for (auto& f : pair_) f = Buffer(context_, frame_bytes_, MemoryUse::device);
     for (auto& f : turned_) f = Buffer(context_, frame_bytes_, MemoryUse::device);
   }
@@ -50,14 +47,8 @@ class GpuEnsemble final : public Runtime {
     check_pair(frame0, frame1);
     deep_ = frame0.depth() == SampleDepth::u16;
     timeline_.wait(timeline_.last());  // the last pair's upload and turns have read `upload_`
-    const std::size_t bytes = frame0.sample_count() * (deep_ ? 2 : 1);
-    const std::size_t second = round_up(frame_bytes_, 256);
-    const Frame* frames[] = {&frame0, &frame1};
-    for (int i = 0; i < 2; ++i) {
-      const Frame& f = *frames[i];
-      upload_.write(deep_ ? (const void*)f.rgb16().data() : (const void*)f.rgb8().data(), bytes,
-                    std::size_t(i) * second);
-    }
+    write_packed_pair(upload_, frame0, frame1);
+    const std::size_t second = packed_pair_offset(width(), height());
     const Pipeline& turn = turn_pipeline();
     CommandBuffer& cmd = command(0);
     cmd.begin(profile_);
@@ -167,12 +158,8 @@ class GpuEnsemble final : public Runtime {
     submit(*context_, timeline_, buffers);
     timeline_.wait(cmd.signal_value());
     add_time(cmd, "");
-    for (std::size_t i = 0; i < n; ++i) {
-      Frame& frame =
-          frames.emplace_back(width(), height(), deep_ ? SampleDepth::u16 : SampleDepth::u8);
-      readback_[i].read(deep_ ? (void*)frame.rgb16().data() : (void*)frame.rgb8().data(),
-                        frame.sample_count() * (deep_ ? 2 : 1));
-    }
+    for (std::size_t i = 0; i < n; ++i)
+      frames.push_back(read_packed_frame(readback_[i], width(), height(), deep_));
   }
 
   // Device frames for n mids of every pass, their averages and readback buffers.

@@ -264,6 +264,34 @@ std::size_t packed_frame_bytes(int w, int h, bool deep) {
   return (bytes + 3) / 4 * 4;
 }
 
+std::size_t packed_pair_offset(int w, int h) {
+  const std::size_t bytes = packed_frame_bytes(w, h, true);
+  return (bytes + 255) / 256 * 256;
+}
+
+void write_packed_pair(Buffer& upload, const Frame& frame0, const Frame& frame1) {
+  const std::size_t offset = packed_pair_offset(frame0.width(), frame0.height());
+  const Frame* frames[] = {&frame0, &frame1};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Frame& f = *frames[i];
+    if (f.depth() == SampleDepth::u16) {
+      upload.write(f.rgb16().data(), f.rgb16().size_bytes(), i * offset);
+    } else {
+      upload.write(f.rgb8().data(), f.rgb8().size_bytes(), i * offset);
+    }
+  }
+}
+
+Frame read_packed_frame(const Buffer& readback, int w, int h, bool deep) {
+  Frame frame(w, h, deep ? SampleDepth::u16 : SampleDepth::u8);
+  if (deep) {
+    readback.read(frame.rgb16().data(), frame.rgb16().size_bytes());
+  } else {
+    readback.read(frame.rgb8().data(), frame.rgb8().size_bytes());
+  }
+  return frame;
+}
+
 std::unique_ptr<Pipeline> make_turn(std::shared_ptr<const Context> context, int w, int h,
                                     bool deep) {
   SpecConstants k;

@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "backends/vulkan/buffers.hpp"
 #include "backends/vulkan/context.hpp"
 #include "backends/vulkan/pipelines.hpp"
+#include "framecast/frame.hpp"
 
 namespace framecast::vulkan {
 
@@ -145,6 +147,13 @@ std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> co
 
 // Bytes of a packed interleaved RGB frame (rows without padding), rounded up to whole words.
 std::size_t packed_frame_bytes(int w, int h, bool deep);
+// Where the second frame of a pair starts in an upload buffer that holds both (room for 16
+// bits, aligned for the copies); such a buffer is twice this.
+std::size_t packed_pair_offset(int w, int h);
+// Both frames' samples into `upload`, at 0 and at packed_pair_offset.
+void write_packed_pair(Buffer& upload, const Frame& frame0, const Frame& frame1);
+// A w x h frame of the given depth from the packed samples that `readback` holds.
+Frame read_packed_frame(const Buffer& readback, int w, int h, bool deep);
 
 // The test-time ensemble's kernels over packed frames; dispatch_linear(packed_frame_bytes / 4).
 // Bindings: src, dst: dst is src turned by 180 degrees.

@@ -1,7 +1,6 @@
 #include "backends/vulkan/runtime.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 #include "backends/vulkan/tuner.hpp"
@@ -15,7 +14,6 @@ constexpr int kMaxBatch = 8;
 
 int round_up16(int v) { return (v + 15) / 16 * 16; }
 
-std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to * to; }
 
 }  // namespace
 
@@ -141,7 +139,8 @@ void GraphRuntime::allocate_buffers() {
   const std::size_t planes = std::size_t(width()) * height() * 3 * 4;
   in0_ = Buffer(ctx, frame, MemoryUse::device);
   in1_ = Buffer(ctx, frame, MemoryUse::device);
-  for (auto& u : upload_) u = Buffer(ctx, round_up(frame, 256) * 2, MemoryUse::upload);
+  for (auto& u : upload_)
+    u = Buffer(ctx, packed_pair_offset(width(), height()) * 2, MemoryUse::upload);
   img0_ = Buffer(ctx, planes, MemoryUse::device);
   img1_ = Buffer(ctx, planes, MemoryUse::device);
   out_ = Buffer(ctx, frame, MemoryUse::device);
@@ -242,7 +241,7 @@ CommandBuffer& GraphRuntime::acquire() {
 void GraphRuntime::record_pair(CommandBuffer& cmd, bool deep, bool from_upload, int slot) {
   if (from_upload) {
     const std::size_t bytes = packed_frame_bytes(width(), height(), deep);
-    const std::size_t second = round_up(packed_frame_bytes(width(), height(), true), 256);
+    const std::size_t second = packed_pair_offset(width(), height());
     cmd.copy(upload_[std::size_t(slot)].handle(), in0_.handle(), bytes, 0, 0);
     cmd.copy(upload_[std::size_t(slot)].handle(), in1_.handle(), bytes, second, 0);
     cmd.mark("upload");
@@ -324,13 +323,7 @@ void GraphRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
   upload_slot_ ^= 1;
   const auto slot = std::size_t(upload_slot_);
   timeline_.wait(upload_busy_[slot]);  // the pair before last may still read this slot
-  const std::size_t bytes = frame0.sample_count() * (deep ? 2 : 1);
-  const std::size_t second = round_up(packed_frame_bytes(width(), height(), true), 256);
-  auto* base = static_cast<unsigned char*>(upload_[slot].mapped());
-  std::memcpy(base, deep ? (const void*)frame0.rgb16().data() : frame0.rgb8().data(), bytes);
-  std::memcpy(base + second, deep ? (const void*)frame1.rgb16().data() : frame1.rgb8().data(),
-              bytes);
-  upload_[slot].flush(upload_[slot].size());
+  write_packed_pair(upload_[slot], frame0, frame1);
 
   upload_busy_[slot] = submit_pair(deep, true, upload_slot_);
 }
@@ -357,7 +350,6 @@ Frame GraphRuntime::mid(float t) { return std::move(mids(std::span<const float>(
 std::vector<Frame> GraphRuntime::mids(std::span<const float> ts) {
   check_ts(ts);
   std::vector<Frame> frames;
-  const std::size_t bytes = std::size_t(width()) * height() * 3 * (deep_ ? 2 : 1);
   for (std::size_t start = 0; start < ts.size(); start += kMaxBatch) {
     const int n = int(std::min<std::size_t>(kMaxBatch, ts.size() - start));
     while (int(readback_.size()) < n)
@@ -380,10 +372,7 @@ std::vector<Frame> GraphRuntime::mids(std::span<const float> ts) {
     film_busy_ = buffers.back()->signal_value();
     for (int i = 0; i < n; ++i) {
       timeline_.wait(buffers[std::size_t(i)]->signal_value());
-      Frame frame(width(), height(), deep_ ? SampleDepth::u16 : SampleDepth::u8);
-      void* dst = deep_ ? (void*)frame.rgb16().data() : (void*)frame.rgb8().data();
-      readback_[std::size_t(i)].read(dst, bytes);
-      frames.push_back(std::move(frame));
+      frames.push_back(read_packed_frame(readback_[std::size_t(i)], width(), height(), deep_));
     }
     collect();
   }
