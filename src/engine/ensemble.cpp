@@ -75,7 +75,7 @@ class EnsembleRuntime final : public Runtime {
       : Runtime(inner->width(), inner->height()),
         inner_(std::move(inner)),
         passes_(ensemble_passes(passes)),
-        profile_(profile) {}
+        times_(profile) {}
 
   // The passes run in mids(): each prepares its own pair on the inner runtime, so the pair
   // is kept here as given and turned.
@@ -89,26 +89,14 @@ class EnsembleRuntime final : public Runtime {
 
   std::vector<Frame> mids(std::span<const float> ts) override {
     std::vector<std::vector<Frame>> runs;  // runs[pass][mid]
-    stages_.clear();
-    double device_ms = 0.0;  // negative once a pass has no device time
+    times_.restart();
     for (std::size_t p = 0; p < passes_.size(); ++p) {
       const EnsemblePass pass = passes_[p];
       const auto& pair = pass.turned ? turned_pair_ : pair_;
-      std::vector<float> pass_ts(ts.begin(), ts.end());
-      if (pass.reversed) {
-        inner_->prepare_pair(pair[1], pair[0]);
-        for (float& t : pass_ts) t = 1.0f - t;
-      } else {
-        inner_->prepare_pair(pair[0], pair[1]);
-      }
-      runs.push_back(inner_->mids(pass_ts));
-      const double pass_ms = inner_->last_device_ms();
-      device_ms = device_ms < 0.0 || pass_ms < 0.0 ? -1.0 : device_ms + pass_ms;
-      if (profile_)
-        for (const auto& s : inner_->last_profile())
-          stages_.push_back({"pass" + std::to_string(p + 1) + "." + s.stage, s.ms});
+      inner_->prepare_pair(pair[pass.reversed ? 1 : 0], pair[pass.reversed ? 0 : 1]);
+      runs.push_back(inner_->mids(pass_ts(pass, ts)));
+      times_.add_pass(p, *inner_);
     }
-    device_ms_ = device_ms;
     const auto start = std::chrono::steady_clock::now();
     std::vector<Frame> out;
     for (std::size_t m = 0; m < ts.size(); ++m) {
@@ -124,13 +112,13 @@ class EnsembleRuntime final : public Runtime {
       }
     }
     const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
-    if (profile_) stages_.push_back({"ensemble_average", ms.count()});
+    times_.add_host_stage("ensemble_average", ms.count());
     return out;
   }
 
-  std::vector<StageTime> last_profile() const override { return stages_; }
+  std::vector<StageTime> last_profile() const override { return times_.stages(); }
   // Every pass's device time, where the inner runtime measures it.
-  double last_device_ms() const override { return device_ms_; }
+  double last_device_ms() const override { return times_.device_ms(); }
   std::vector<std::string> warnings() const override { return inner_->warnings(); }
 
   std::string describe() const override {
@@ -140,10 +128,8 @@ class EnsembleRuntime final : public Runtime {
  private:
   std::unique_ptr<Runtime> inner_;
   std::span<const EnsemblePass> passes_;
-  bool profile_;
+  EnsembleTimes times_;
   std::array<Frame, 2> pair_, turned_pair_;
-  std::vector<StageTime> stages_;
-  double device_ms_ = -1.0;
 };
 
 }  // namespace
@@ -155,6 +141,33 @@ std::span<const EnsemblePass> ensemble_passes(int passes) {
   if (passes == 4) return kFourPasses;
   throw Error(ErrorKind::invalid_argument,
               "an ensemble of " + std::to_string(passes) + " passes: 2 or 4 are supported");
+}
+
+std::vector<float> pass_ts(const EnsemblePass& pass, std::span<const float> ts) {
+  std::vector<float> out(ts.begin(), ts.end());
+  if (pass.reversed)
+    for (float& t : out) t = 1.0f - t;
+  return out;
+}
+
+void EnsembleTimes::restart() {
+  device_ms_ = 0.0;
+  stages_.clear();
+}
+
+void EnsembleTimes::add(double device_ms, const std::vector<StageTime>& stages,
+                        const std::string& prefix) {
+  device_ms_ = device_ms_ < 0.0 || device_ms < 0.0 ? -1.0 : device_ms_ + device_ms;
+  if (profile_)
+    for (const auto& s : stages) stages_.push_back({prefix + s.stage, s.ms});
+}
+
+void EnsembleTimes::add_pass(std::size_t p, const Runtime& inner) {
+  add(inner.last_device_ms(), inner.last_profile(), "pass" + std::to_string(p + 1) + ".");
+}
+
+void EnsembleTimes::add_host_stage(const std::string& stage, double ms) {
+  if (profile_) stages_.push_back({stage, ms});
 }
 
 std::unique_ptr<Runtime> make_ensemble_runtime(std::unique_ptr<Runtime> inner, int passes,

@@ -6,6 +6,8 @@
 
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "framecast/backend.hpp"
 
@@ -21,6 +23,29 @@ struct EnsemblePass {
 };
 // The passes of an ensemble of 2 or 4 (see make_ensemble_runtime), the first as given.
 std::span<const EnsemblePass> ensemble_passes(int passes);
+// The t a pass asks its runtime for: 1 - t where it reverses the pair.
+std::vector<float> pass_ts(const EnsemblePass& pass, std::span<const float> ts);
+
+// What an ensemble reports of one call's work: device milliseconds summed over its parts
+// (negative once a part has none), and with `profile` every part's stages.
+class EnsembleTimes {
+ public:
+  explicit EnsembleTimes(bool profile) : profile_(profile) {}
+  void restart();  // a new call: nothing counted yet
+  // A part of the work: its device time and stages, the stages' names after `prefix`.
+  void add(double device_ms, const std::vector<StageTime>& stages, const std::string& prefix = "");
+  // Pass p (from 0) as the inner runtime measured it: stages named "pass<p + 1>.<stage>".
+  void add_pass(std::size_t p, const Runtime& inner);
+  // Work on the host, a stage only.
+  void add_host_stage(const std::string& stage, double ms);
+  double device_ms() const noexcept { return device_ms_; }
+  const std::vector<StageTime>& stages() const noexcept { return stages_; }
+
+ private:
+  bool profile_;
+  double device_ms_ = -1.0;
+  std::vector<StageTime> stages_;
+};
 
 // Wraps `inner` so each mid averages `passes` runs of it (for backends that do not run
 // ensembles themselves, Backend::runs_ensembles):

@@ -27,6 +27,7 @@ class GpuEnsemble final : public Runtime {
         inner_(std::move(inner)),
         passes_(ensemble_passes(passes)),
         profile_(profile),
+        times_(profile),
         pool_(context_),
         timeline_(context_),
         descriptors_(context_, 4 + 2 * kMaxBatch) {
@@ -68,8 +69,7 @@ class GpuEnsemble final : public Runtime {
 
   std::vector<Frame> mids(std::span<const float> ts) override {
     if (!prepared_) throw Error(ErrorKind::internal, "mid() before prepare_pair()");
-    stages_.clear();
-    device_ms_ = 0.0;
+    times_.restart();
     collect_pair();
     std::vector<Frame> frames;
     for (std::size_t start = 0; start < ts.size(); start += kMaxBatch) {
@@ -80,8 +80,8 @@ class GpuEnsemble final : public Runtime {
     return frames;
   }
 
-  std::vector<StageTime> last_profile() const override { return stages_; }
-  double last_device_ms() const override { return device_ms_; }
+  std::vector<StageTime> last_profile() const override { return times_.stages(); }
+  double last_device_ms() const override { return times_.device_ms(); }
   std::vector<std::string> warnings() const override { return inner_->warnings(); }
   std::string describe() const override {
     return inner_->describe() + ", ensemble of " + std::to_string(passes_.size()) +
@@ -94,15 +94,8 @@ class GpuEnsemble final : public Runtime {
     if (!pair_pending_) return;
     CommandBuffer& cmd = command(0);
     timeline_.wait(cmd.signal_value());
-    add_time(cmd, "");
+    times_.add(cmd.device_ms(), cmd.stage_times());
     pair_pending_ = false;
-  }
-
-  void add_time(const CommandBuffer& cmd, const std::string& prefix) {
-    const double ms = cmd.device_ms();
-    device_ms_ = device_ms_ < 0.0 || ms < 0.0 ? -1.0 : device_ms_ + ms;
-    if (profile_)
-      for (const auto& s : cmd.stage_times()) stages_.push_back({prefix + s.stage, s.ms});
   }
 
   // Every pass over the chunk's t, each into its own frames on the device.
@@ -115,19 +108,12 @@ class GpuEnsemble final : public Runtime {
       const auto& frames = pass.turned ? turned_ : pair_;
       const VkBuffer first = frames[pass.reversed ? 1 : 0].handle();
       const VkBuffer second = frames[pass.reversed ? 0 : 1].handle();
-      std::vector<float> pass_ts(ts.begin(), ts.end());
-      if (pass.reversed)
-        for (float& t : pass_ts) t = 1.0f - t;
       std::vector<VkBuffer> outputs;
       for (std::size_t i = 0; i < n; ++i) outputs.push_back(outputs_[p][i].handle());
       inner_->prepare_pair_gpu(first, second, depth);
       // The next pass prepares the inner runtime's pair again: this one's times first.
-      inner_->wait(inner_->mids_gpu(pass_ts, outputs));
-      const double ms = inner_->last_device_ms();
-      device_ms_ = device_ms_ < 0.0 || ms < 0.0 ? -1.0 : device_ms_ + ms;
-      if (profile_)
-        for (const auto& s : inner_->last_profile())
-          stages_.push_back({"pass" + std::to_string(p + 1) + "." + s.stage, s.ms});
+      inner_->wait(inner_->mids_gpu(pass_ts(pass, ts), outputs));
+      times_.add_pass(p, *inner_);
     }
   }
 
@@ -157,7 +143,7 @@ class GpuEnsemble final : public Runtime {
     CommandBuffer* const buffers[] = {&cmd};
     submit(*context_, timeline_, buffers);
     timeline_.wait(cmd.signal_value());
-    add_time(cmd, "");
+    times_.add(cmd.device_ms(), cmd.stage_times());
     for (std::size_t i = 0; i < n; ++i)
       frames.push_back(read_packed_frame(readback_[i], width(), height(), deep_));
   }
@@ -206,6 +192,7 @@ class GpuEnsemble final : public Runtime {
   std::unique_ptr<VulkanRuntime> inner_;
   std::span<const EnsemblePass> passes_;
   bool profile_;
+  EnsembleTimes times_;  // of the last mids()
   CommandPool pool_;
   Timeline timeline_;
   DescriptorPool descriptors_;
@@ -221,8 +208,6 @@ class GpuEnsemble final : public Runtime {
   bool deep_ = false;
   bool prepared_ = false;
   bool pair_pending_ = false;
-  double device_ms_ = -1.0;
-  std::vector<StageTime> stages_;
 };
 
 }  // namespace
