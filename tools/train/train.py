@@ -47,6 +47,7 @@ forward in float32 (edge-replicate padding to /16 is inside the model), predicti
 8 bits; PSNR over RGB per triplet, averaged; IE = mean absolute difference (0..255).
 """
 import argparse
+import contextlib
 import datetime
 import json
 import math
@@ -161,6 +162,11 @@ def pan_triplets(triplets, pans):
             frames = pan_windows(fr["frame0"], pan, i, longest)
             out[pan].append((name, dict(zip(("frame0", "frame1", "frame2"), frames))))
     return out
+
+
+def val_summary(val):
+    """A validate() result without its per-triplet numbers, for metadata (empty for None)."""
+    return {k: v for k, v in (val or {}).items() if k != "per_triplet"}
 
 
 @torch.no_grad()
@@ -305,6 +311,17 @@ class Trainee:
         self.val_pans = {}  # {pan px: validate()} with --val-pans
         self.data = {}
 
+    @contextlib.contextmanager
+    def exported(self):
+        """The weights the model file gets (--ema: the average) in the module meanwhile."""
+        if self.ema:
+            self.ema.swap()
+        try:
+            yield
+        finally:
+            if self.ema:
+                self.ema.swap()
+
     def metadata(self, args, samples, train_s, last):
         samples = self.steps * args.batch  # this model's own (it may skip batches)
         size = int(self.data.get("size", args.size))
@@ -312,20 +329,17 @@ class Trainee:
         hist = self.history + [{"run": args.run_id, "steps": self.steps, "samples": samples,
                                 "train_seconds": round(train_s, 1), "lr": args.lr,
                                 "resumed": self.resumed, "last_losses": last,
-                                "davis_val": {k: v for k, v in (self.val or {}).items()
-                                              if k != "per_triplet"}}]
+                                "davis_val": val_summary(self.val)}]
         return {
             "run_id": args.run_id,
             "samples": self.prev["samples"] + samples,
             "steps": self.prev["steps"] + self.steps,
             "train_seconds": round(self.prev["train_seconds"] + train_s, 1),
             "losses": last,
-            "davis_val_pytorch": {k: v for k, v in (self.val or {}).items() if k != "per_triplet"},
+            "davis_val_pytorch": val_summary(self.val),
             **({"pans_pytorch": {str(p): round(v["psnr"], 3) for p, v in self.val_pans.items() if v}}
                if self.val_pans else {}),
-            **({"ema": args.ema,
-                "davis_val_raw": {k: v for k, v in (self.val_raw or {}).items()
-                                  if k != "per_triplet"}} if self.ema else {}),
+            **({"ema": args.ema, "davis_val_raw": val_summary(self.val_raw)} if self.ema else {}),
             "data": "tools/train/synth.py on .pool (tools/train/make_pool.py), "
                     f"{size}x{size}, motion up to {motion:g} px, t~U(0.05,0.95)"
                     + (f", data mix {self.data}" if self.data else ""),
@@ -341,13 +355,9 @@ class Trainee:
         last = self.log[-1] if self.log else {}
         last = {k: v for k, v in last.items() if k.startswith("loss") or k == "l_"}
         path = os.path.join(args.out, f"{self.name}.safetensors")
-        if self.ema:
-            self.ema.swap()
-        # save_safetensors makes every tensor contiguous on the CPU
-        save_safetensors(self.net, path + ".tmp", self.metadata(args, samples, train_s, last),
-                         dtype="F16")
-        if self.ema:
-            self.ema.swap()
+        with self.exported():  # save_safetensors makes every tensor contiguous on the CPU
+            save_safetensors(self.net, path + ".tmp", self.metadata(args, samples, train_s, last),
+                             dtype="F16")
         os.replace(path + ".tmp", path)
         with open(os.path.join(args.out, f"{self.name}.log.json"), "w") as f:
             json.dump({"name": self.name, "config": self.cfg, "data": self.data,
@@ -648,11 +658,9 @@ def main():
         tv = time.time()
         if m.ema:
             m.val_raw = validate(m.net, triplets, device)
-            m.ema.swap()
-        m.val = validate(m.net, triplets, device)
-        m.val_pans = {pan: validate(m.net, trips, device) for pan, trips in pans.items()}
-        if m.ema:
-            m.ema.swap()
+        with m.exported():
+            m.val = validate(m.net, triplets, device)
+            m.val_pans = {pan: validate(m.net, trips, device) for pan, trips in pans.items()}
         for what, v in (("raw weights", m.val_raw), ("average" if m.ema else "", m.val)):
             if v:
                 print(f"[{m.name}] DAVIS-val (PyTorch model, t=0.5{', ' if what else ''}{what}): "
