@@ -16,7 +16,6 @@ it prints the mean PSNR of:
   oracle    per triplet, the better of full and half (the truth decides; a bound)
 """
 import argparse
-import math
 import os
 import sys
 
@@ -26,7 +25,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
-from eval import read_rgb, triplets  # noqa: E402
+from eval import psnr, read_rgb, triplets  # noqa: E402
 from framecast_model import load_model  # noqa: E402
 from framecast_model.graph import warp  # noqa: E402
 
@@ -40,9 +39,9 @@ def disagreement(img0, img1, flow):
     return (warp(img0, flow[:, 0:2]) - warp(img1, flow[:, 2:4])).abs().mean().item()
 
 
-def psnr(pred, gt):
-    mse = (((pred * 255).round() - gt * 255) ** 2).mean().item()
-    return 10 * math.log10(255 ** 2 / max(mse, 1e-10))
+def as_rgb8(pred):
+    """The model's frame [1, 3, H, W] as the 8-bit RGB image eval.py measures."""
+    return (pred.clamp(0, 1)[0].permute(1, 2, 0) * 255).round().byte().numpy()
 
 
 def main():
@@ -56,12 +55,12 @@ def main():
     for root in a.sets:
         rows = []
         for _, (p0, p1, p2) in triplets(root):
-            f0, gt, f2 = tensor(p0), tensor(p1), tensor(p2)
+            f0, f2, gt = tensor(p0), tensor(p2), read_rgb(p1)
             runs = {}
             with torch.no_grad():
                 for div in (4, 8):
                     o = net.forward_train(f0, f2, torch.tensor([0.5]), block0_div=div)
-                    runs[div] = (psnr(o["pred"].clamp(0, 1), gt),
+                    runs[div] = (psnr(as_rgb8(o["pred"]), gt),
                                  disagreement(f0, f2, o["block0_flow"]),
                                  disagreement(f0, f2, o["flow"]))
             (p4, b4, c4), (p8, b8, c8) = runs[4], runs[8]
