@@ -328,6 +328,31 @@ class Network(unittest.TestCase):
             for name, p in net.named_parameters():
                 self.assertTrue(p.grad is not None and torch.isfinite(p.grad).all(), name)
 
+    def test_large_motion_keeps_the_better_agreeing_scale(self):
+        # 64x32 needs no padding at 16 or 32, so each sample's output must equal the run of
+        # the scale it chose; a batch of a pair and its reverse, and a long camera pan
+        img0, img1 = self.frames(64, 32, 5)
+        pan = torch.roll(img0, 12, dims=3)
+        a, b = torch.cat((img0, img1, img0)), torch.cat((img1, img0, pan))
+        t = torch.tensor([0.5, 0.3, 0.5])
+        chosen = set()
+        for i, variant in enumerate(("classic", "tfact2")):
+            net = random_net(variant, 6, 8, 5, 4, 20 + i, img0, img1, [0.5], blocks=[(4, 6, 2)])
+            with torch.no_grad():
+                r = net.forward_train(a, b, t, large_motion=True)
+                runs = {div: net.forward_train(a, b, t, block0_div=div) for div in (4, 8)}
+                x0, x1 = a.flip(1), b.flip(1)
+                d = [graph.warp_disagreement(x0, x1, runs[div]["block0_flow"], 32, 64)
+                     for div in (4, 8)]
+            close(self, r["disagreement"], torch.stack(d, 1))
+            self.assertTrue(torch.equal(r["half"], d[1] < d[0]))
+            chosen.update(r["half"].tolist())
+            for n in range(3):
+                with self.subTest(variant=variant, sample=n):
+                    div = 8 if r["half"][n] else 4
+                    close(self, r["pred"][n], runs[div]["pred"][n])
+        self.assertEqual(chosen, {False, True})  # both scales in play
+
     def test_tiny_frames(self):
         net = FramecastNet("tfact2", 4, 8, 5, 4)
         self.assertEqual(net(torch.rand(1, 3, 1, 1), torch.rand(1, 3, 1, 1)).shape, (1, 3, 1, 1))

@@ -79,6 +79,14 @@ def static_region_guard(out, img0, img1):
     return torch.where(w > 0.001, mixed, out)
 
 
+def warp_disagreement(x0, x1, flow, h, w):
+    """Per sample, the sum over the real h x w region and the three channels of
+    |x0 warped - x1 warped| under the backward flows [N, 4, H, W]: how well a flow explains
+    the pair, without the truth."""
+    d = (warp(x0, flow[:, 0:2]) - warp(x1, flow[:, 2:4])).abs()[..., :h, :w]
+    return d.double().sum(dim=(1, 2, 3))
+
+
 def conv_prelu(ci, co, stride):
     """conv3x3 (zero padding) + per-channel PReLU; state_dict keys '0.*' and '1.weight'."""
     return nn.Sequential(nn.Conv2d(ci, co, 3, stride, 1), nn.PReLU(co))
@@ -188,15 +196,12 @@ class FramecastNet(nn.Module):
             cfg["block_scales"] = self.scales
         return cfg
 
-    def _run(self, img0, img1, t, block0_div=4):
-        """block0_div: block0 sees the frames resampled by 1/4 (the runtime's graph) or, for
-        studies of large motion (tools/eval/flow_scale.py), 1/8; padding follows it."""
-        n = img0.shape[0]
-        t = torch.as_tensor(t, dtype=torch.float32, device=img0.device).reshape(-1).expand(n)
-        # RGB -> BGR planes, padded for block0's two stride-2 convs at 1 / block0_div
-        x0, x1 = pad16(img0.flip(1), 4 * block0_div), pad16(img1.flip(1), 4 * block0_div)
-        H, W = x0.shape[-2:]
-        hq, wq = H // block0_div, W // block0_div
+    def _block0(self, x0, x1, t, div):
+        """block0 on the padded BGR frames resampled by 1 / div (4: the seed's graph; 8: the
+        large-motion pass, which sees half the motion): its flow (pixels) and mask logits,
+        upsampled to the padded grid."""
+        n, _, H, W = x0.shape
+        hq, wq = H // div, W // div
         xq = resize(torch.cat((x0, x1), 1), hq, wq)
         if self.variant == "classic":
             # the seed writes t after resampling (wgslPrepQuarter), so the plane is exactly t
@@ -206,8 +211,38 @@ class FramecastNet(nn.Module):
         # flow, mask and everything after stay float32 (also under autocast): the flow is
         # in pixels and the warp is sensitive to it
         up = resize(coarse.float(), H, W)
-        flow, mask = up[:, :4] * (2.0 * block0_div), up[:, 4:5]
-        block0_flow = flow
+        return up[:, :4] * (2.0 * div), up[:, 4:5]
+
+    def _run(self, img0, img1, t, block0_div=4, large_motion=False):
+        """A dict: out (padded BGR), flow, mask, the padded planes x0 and x1, block0_flow, and
+        with large_motion the per-sample sums of warp_disagreement under block0's flow at 1/4
+        and 1/8 ("disagreement", [N, 2]) and the choice ("half", [N]).
+
+        block0_div: block0 sees the frames resampled by 1/4 (the runtime's graph) or, for
+        studies, 1/8; padding follows it. large_motion: the large-motion pass (RIFE's
+        --scale 0.5, chosen per sample as tools/eval/flow_scale.py studies it): block0 runs at
+        1/4 and 1/8, and each sample keeps the flow under which its frames agree better. The
+        sums are float64, so that the choice does not hinge on the order of a float32 sum; a
+        tie keeps 1/4."""
+        n = img0.shape[0]
+        h, w = img0.shape[-2:]
+        t = torch.as_tensor(t, dtype=torch.float32, device=img0.device).reshape(-1).expand(n)
+        # RGB -> BGR planes, padded for block0's two stride-2 convs at its coarsest scale
+        multiple = 4 * (8 if large_motion else block0_div)
+        x0, x1 = pad16(img0.flip(1), multiple), pad16(img1.flip(1), multiple)
+        H, W = x0.shape[-2:]
+        flow, mask = self._block0(x0, x1, t, block0_div)
+        result = {"x0": x0, "x1": x1}
+        if large_motion:
+            flow8, mask8 = self._block0(x0, x1, t, 8)
+            d = torch.stack((warp_disagreement(x0, x1, flow, h, w),
+                             warp_disagreement(x0, x1, flow8, h, w)), 1)
+            half = d[:, 1] < d[:, 0]
+            result.update(disagreement=d, half=half)
+            half = half.reshape(n, 1, 1, 1)
+            flow, mask = torch.where(half, flow8, flow), torch.where(half, mask8, mask)
+        result["block0_flow"] = flow
+        tfact = self.variant != "classic"
         for block, s in self.refinement_blocks():
             w0, w1 = warp(x0, flow[:, 0:2]), warp(x1, flow[:, 2:4])
             tplane = [] if tfact else [t.reshape(n, 1, 1, 1).expand(n, 1, H, W)]
@@ -221,22 +256,26 @@ class FramecastNet(nn.Module):
         out = w0 * m + w1 * (1.0 - m)
         if self.variant == "tfact2":
             out = out + self.refine(w0, w1, m, flow)
-        return out.clamp(0.0, 1.0), flow, mask, x0, x1, block0_flow
+        result.update(out=out.clamp(0.0, 1.0), flow=flow, mask=mask)
+        return result
 
-    def forward(self, img0, img1, t=0.5, static_guard=False):
+    def forward(self, img0, img1, t=0.5, static_guard=False, large_motion=False):
         """Interpolated frame at t (0 = img0, 1 = img1): RGB [N, 3, H, W] in [0, 1].
         t: a float or a tensor [N] (one t per sample)."""
         h, w = img0.shape[-2:]
-        out, _, _, x0, x1, _ = self._run(img0, img1, t)
+        r = self._run(img0, img1, t, large_motion=large_motion)
+        out = r["out"]
         if static_guard:
-            out = static_region_guard(out, x0, x1)
+            out = static_region_guard(out, r["x0"], r["x1"])
         return out[..., :h, :w].flip(1)
 
-    def forward_train(self, img0, img1, t, block0_div=4):
+    def forward_train(self, img0, img1, t, block0_div=4, large_motion=False):
         """For losses: pred (= forward without guard), flow [N, 4, H, W] in pixels
         ((dx, dy) for img0, then for img1) and the mask logits [N, 1, H, W]; for studies,
-        also block0's flow before the refinement blocks."""
+        also block0's flow before the refinement blocks and, with large_motion, the pass's
+        disagreement sums and choice (see _run)."""
         h, w = img0.shape[-2:]
-        out, flow, mask, _, _, block0_flow = self._run(img0, img1, t, block0_div)
-        return {"pred": out[..., :h, :w].flip(1), "flow": flow[..., :h, :w],
-                "mask": mask[..., :h, :w], "block0_flow": block0_flow[..., :h, :w]}
+        r = self._run(img0, img1, t, block0_div, large_motion)
+        crop = {k: r[k][..., :h, :w] for k in ("flow", "mask", "block0_flow")}
+        extra = {k: r[k] for k in ("disagreement", "half") if k in r}
+        return {"pred": r["out"][..., :h, :w].flip(1), **crop, **extra}

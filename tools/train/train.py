@@ -170,13 +170,13 @@ def val_summary(val):
 
 
 @torch.no_grad()
-def validate(net, triplets, device):
+def validate(net, triplets, device, large_motion=False):
     net.eval()
     psnr, ie = [], []
     for _, fr in triplets:
         x = [torch.from_numpy(fr[k].copy()).permute(2, 0, 1)[None].float().div(255).to(device)
              for k in ("frame0", "frame1", "frame2")]
-        pred = net(x[0], x[2], 0.5)
+        pred = net(x[0], x[2], 0.5, large_motion=large_motion)
         pred = (pred * 255).round().clamp(0, 255)
         gt = x[1] * 255
         mse = ((pred - gt) ** 2).mean().item()
@@ -342,7 +342,8 @@ class Trainee:
             **({"ema": args.ema, "davis_val_raw": val_summary(self.val_raw)} if self.ema else {}),
             "data": "tools/train/synth.py on .pool (tools/train/make_pool.py), "
                     f"{size}x{size}, motion up to {motion:g} px, t~U(0.05,0.95)"
-                    + (f", data mix {self.data}" if self.data else ""),
+                    + (f", data mix {self.data}" if self.data else "")
+                    + (", large-motion pass on" if args.large_motion else ""),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "history": hist,
             "params": self.nparams,
@@ -456,6 +457,9 @@ def main():
     ap.add_argument("--channels-last", type=int, default=1)
     ap.add_argument("--bank", type=int, default=1024)
     ap.add_argument("--max-motion", type=float, default=None)
+    ap.add_argument("--large-motion", type=int, default=0,
+                    help="1: train and validate with the large-motion pass (block0 also at 1/8, "
+                         "the better-agreeing flow kept per sample), as the runtime runs it")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reuse", type=int, default=1,
                     help="use each generated batch this many times (later uses mirrored "
@@ -500,8 +504,9 @@ def main():
         key = tuple(sorted(m.data.items()))
         if key not in groups:
             knobs = {"max_motion": args.max_motion, "size": args.size, **m.data}
-            if knobs["size"] % 16:
-                sys.exit(f"--data {m.name}: size {knobs['size']} is not a multiple of 16")
+            multiple = 32 if args.large_motion else 16  # block0's coarsest input needs it
+            if knobs["size"] % multiple:
+                sys.exit(f"--data {m.name}: size {knobs['size']} is not a multiple of {multiple}")
             seed = args.seed * 7919 + zlib.crc32((args.run_id + repr(key)).encode()) % 100000
             groups[key] = DataGroup(Synth(args.pool, device, bank=args.bank, seed=seed, **knobs))
         groups[key].models.append(m)
@@ -519,7 +524,7 @@ def main():
     if args.val_start:
         for m in models:
             if m.resumed:
-                v = validate(m.net, triplets, device)
+                v = validate(m.net, triplets, device, args.large_motion)
                 print(f"[{m.name}] DAVIS-val at start: {v and (round(v['psnr'], 3), round(v['ie'], 3))}",
                       flush=True)
 
@@ -585,7 +590,7 @@ def main():
                 for gp in m.opt.param_groups:
                     gp["lr"] = lr
                 with amp:
-                    o = m.net.forward_train(img0, img1, t)
+                    o = m.net.forward_train(img0, img1, t, large_motion=args.large_motion)
                 pred = o["pred"].float()
                 l_rec = charb(pred - gt)
                 l_grad = grad_loss(pred, gt)
@@ -605,7 +610,8 @@ def main():
                         tout = outputs.get(teacher)  # None when the teacher skipped this batch
                     else:
                         with torch.no_grad(), amp:
-                            to = teacher.forward_train(img0, img1, t)
+                            to = teacher.forward_train(img0, img1, t,
+                                                       large_motion=args.large_motion)
                         tout = (to["flow"].float(), pixel_error(to["pred"].float(), gt))
                     if tout is not None:
                         l_dist = distill_loss(o["flow"].float(), tout[0],
@@ -657,10 +663,11 @@ def main():
     for m in models:
         tv = time.time()
         if m.ema:
-            m.val_raw = validate(m.net, triplets, device)
+            m.val_raw = validate(m.net, triplets, device, args.large_motion)
         with m.exported():
-            m.val = validate(m.net, triplets, device)
-            m.val_pans = {pan: validate(m.net, trips, device) for pan, trips in pans.items()}
+            m.val = validate(m.net, triplets, device, args.large_motion)
+            m.val_pans = {pan: validate(m.net, trips, device, args.large_motion)
+                          for pan, trips in pans.items()}
         for what, v in (("raw weights", m.val_raw), ("average" if m.ema else "", m.val)):
             if v:
                 print(f"[{m.name}] DAVIS-val (PyTorch model, t=0.5{', ' if what else ''}{what}): "
