@@ -3,7 +3,8 @@
 
 Exports a fresh random model of the variant (seeded, with flows of a few pixels) as
 .json/.bin and as .safetensors, writes two frames of a size that is not a multiple of 16,
-runs the C++ CLI three times (json; safetensors; json with --static-guard) at two t, and
+runs the C++ CLI three times (json; safetensors with --large-motion off; json with
+--static-guard; the others with the large-motion pass, the CLI's default) at two t, and
 compares every output value with the reference's, quantized the same way. Exits 1 naming
 the variant, model, t, max error and its location if any value is more than 1 LSB off;
 prints one summary line otherwise.
@@ -27,14 +28,19 @@ from framecast_model.testdata import (make_frames, random_net, read_png, to_tens
 WIDTHS = {"classic": (10, 24, 0, 0), "tfact": (10, 24, 16, 0), "tfact2": (10, 24, 16, 8)}
 SIZE = (70, 45)  # W, H: pads to 80x48
 TS = [0.3, 0.7]
-RUNS = [("model.json", False), ("model.safetensors", False), ("model.json", True)]
+# (model file, static guard, large-motion pass)
+RUNS = [("model.json", False, True), ("model.safetensors", False, False),
+        ("model.json", True, True)]
 
 
-def run_framecast(exe, d, model, guard, tag):
+def run_framecast(exe, d, model, guard, large_motion, tag):
     """Run `framecast pair` and return its outputs as uint8 HxWx3 arrays (exits on failure)."""
     pattern = d / f"out_{tag}_%d.png"
     cmd = [str(exe), "pair", str(d / "frame0.png"), str(d / "frame1.png"), "-o", str(pattern),
-           "-t", ",".join(map(str, TS)), "--model", str(d / model), "--backend", "cpu", "--precision", "f32"]
+           "-t", ",".join(map(str, TS)), "--model", str(d / model), "--backend", "cpu",
+           "--precision", "f32"]
+    if not large_motion:
+        cmd += ["--large-motion", "off"]
     if guard:
         cmd.append("--static-guard")
     try:
@@ -59,14 +65,15 @@ def check(args, d):
     save_model(net, d / "model", meta)
     save_safetensors(net, d / "model.safetensors", meta)
     worst = 0
-    for i, (model, guard) in enumerate(RUNS):
+    for i, (model, guard, large_motion) in enumerate(RUNS):
         ref = load_model(d / model)
-        got = run_framecast(args.framecast, d, model, guard, i)
+        got = run_framecast(args.framecast, d, model, guard, large_motion, i)
         for t, out in zip(TS, got):
             with torch.no_grad():
-                want = to_u8(ref(img0, img1, t, static_guard=guard)[0])
+                want = to_u8(ref(img0, img1, t, static_guard=guard, large_motion=large_motion)[0])
             where = (f"variant {args.variant}, {model}, t={t}, "
-                     f"static guard {'on' if guard else 'off'}")
+                     f"static guard {'on' if guard else 'off'}, "
+                     f"large-motion pass {'on' if large_motion else 'off'}")
             if out.shape != want.shape:
                 sys.exit(f"parity FAILED: {where}: output {out.shape}, expected {want.shape}")
             err = np.abs(out.astype(np.int32) - want.astype(np.int32))
@@ -78,7 +85,8 @@ def check(args, d):
                          f"{want[y, x, c]}); {(err > 1).sum()} values off by more than 1 LSB")
     c1, c2, fh, rw = WIDTHS[args.variant]
     print(f"parity ok: {args.variant} (c1={c1} c2={c2} film={fh} refine={rw}) "
-          f"{SIZE[0]}x{SIZE[1]} t={TS}, json + safetensors, guard off/on: "
+          f"{SIZE[0]}x{SIZE[1]} t={TS}, json + safetensors, guard off/on, "
+          f"large-motion pass on/off: "
           f"max error {worst} LSB")
 
 

@@ -3,12 +3,13 @@
 # slim models, the video pipeline at 1920x1080 2x, then refinement blocks on the NVIDIA driver
 # (quality vs the CPU on a real frame pair, the Vulkan tests). Needs .gl and .gpu from
 # prepare.sh (with the video build and .gpu/in1080.mp4, .gpu/davis_*.png). Output: $OUT.
-# Arguments pick parts (tune bench video ensemble check); none means all. Timings need `tune` first.
+# Arguments pick parts (tune bench video ensemble large check); none means all. Timings need
+# `tune` first.
 set -u
 exec > >(tee "$OUT/log.txt") 2>&1
 source bench/h200/setup.sh
 
-parts=${*:-tune bench video ensemble check}
+parts=${*:-tune bench video ensemble large check}
 want() { [[ " $parts " == *" $1 "* ]]; }
 
 step setup
@@ -16,7 +17,7 @@ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,no
 $FC info
 
 step "tune: every trunk conv of the shipped models, 1920x1080, f16"
-want tune && for m in fast quality slim; do timeout 60 $FC tune --model $m --size 1920x1080 --precision f16 --show 1; done
+want tune && for m in fast quality slim; do timeout 90 $FC tune --model $m --size 1920x1080 --precision f16 --show 1; done
 
 step "bench: shipped models, tuned, f16, 1920x1080 (1 and 3 mids per pair)"
 mkdir -p /tmp/res
@@ -51,6 +52,16 @@ want ensemble && for o in /tmp/quality-e2.mp4 -; do
     --backend vulkan --progress json 2>/tmp/e2.log | cat > /dev/null; tail -1 /tmp/e2.log
 done
 
+step "large-motion pass: off and on in one run, tuned, f16, 1080p and 2160p; stages at 1080p"
+want large && for m in fast quality; do
+  for lm in off on; do
+    timeout 60 $FC bench --backend vulkan --model $m --precision f16 --large-motion $lm \
+      --warmup 3 --runs 10 --size 1920x1080 --size 3840x2160 | grep mids/s
+  done
+  timeout 60 $FC bench --backend vulkan --model $m --precision f16 --warmup 3 --runs 10 --profile \
+    --size 1920x1080 | grep -E "mids/s|half|scale_choice|flow_field|deconv|flow_out"
+done
+
 step "quality and fast on a real pair (DAVIS, 960x540): Vulkan f16/f32 vs the CPU in f32"
 # The CPU pinned to f32: on a CPU with AMX, auto would pick bf16, which differs by design.
 want check && for m in quality fast; do
@@ -62,7 +73,7 @@ want check && for m in quality fast; do
 done
 
 step "correctness: refinement blocks and every kernel choice on the NVIDIA driver"
-want check && timeout 100 $FCTESTS --gtest_brief=1 \
+want check && timeout 200 $FCTESTS --gtest_brief=1 \
   --gtest_filter='Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:LazyMids*:Tuner*:GpuEnsemble*' 2>&1 | tail -25
 
 step done

@@ -24,6 +24,10 @@ struct RuntimeOptions {
   // rotated by 180 degrees and in reverse order. Backends that run it themselves say so
   // (Backend::runs_ensembles); for the others the Engine wraps their runtimes.
   int ensemble = 1;
+  // The large-motion pass: block0 also runs on the frames resampled by 1/8, where motion is
+  // half as long, and each mid keeps the flow under which the two frames agree better once
+  // warped (RIFE's --scale 0.5, chosen per mid without the truth). Pads to multiples of 32.
+  bool large_motion = false;
 };
 
 struct StageTime {

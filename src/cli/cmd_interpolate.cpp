@@ -43,13 +43,19 @@ class Reporter {
     const std::string file = std::filesystem::path(model.source()).filename().string();
     const std::size_t blocks = 1 + model.shape().blocks.size();
     const int passes = engine.options().ensemble;
+    const bool large_motion = engine.options().large_motion;
     if (mode_ == "json")
-      std::cerr << nlohmann::json{{"model", file}, {"flow_blocks", blocks}, {"ensemble", passes},
-                                  {"backend", engine.backend_name()}}.dump()
+      std::cerr << nlohmann::json{{"model", file},
+                                  {"flow_blocks", blocks},
+                                  {"large_motion", large_motion},
+                                  {"ensemble", passes},
+                                  {"backend", engine.backend_name()}}
+                       .dump()
                 << std::endl;
-    started("model " + file + " (" + std::to_string(blocks) + " flow block" + (blocks > 1 ? "s" : "") +
-            (passes > 1 ? ", ensemble of " + std::to_string(passes) + " passes" : "") + ") on the " +
-            engine.backend_name() + " backend");
+    started("model " + file + " (" + std::to_string(blocks) + " flow block" +
+            (blocks > 1 ? "s" : "") + (large_motion ? ", large-motion pass" : "") +
+            (passes > 1 ? ", ensemble of " + std::to_string(passes) + " passes" : "") +
+            ") on the " + engine.backend_name() + " backend");
   }
   void warning(const std::string& text) {
     clear_line();

@@ -17,9 +17,11 @@ struct EngineOptions {
   std::string precision = "auto";
   bool static_guard = false;
   int ensemble = 1;
+  std::string large_motion = "on";
 };
 
-// --model, --backend, --device, --precision, --ensemble (and --static-guard when `with_guard`).
+// --model, --backend, --device, --precision, --ensemble, --large-motion (and --static-guard
+// when `with_guard`).
 void add_engine_options(CLI::App& command, EngineOptions& options, bool with_guard = true);
 
 Precision parse_precision(const std::string& text);

@@ -78,6 +78,7 @@ TEST_F(PairCli, ErrorsAreOneLineAndLeaveNothing) {
   expect_failure(pair("--backend warp-drive" + out), "unknown backend");
   expect_failure(pair("--precision f8" + out), "unknown precision");
   expect_failure(pair("--ensemble 3" + out), "ensemble of 3 passes");
+  expect_failure(pair("--large-motion maybe" + out), "--large-motion");
   expect_failure(pair("-o " + (dir / "missing-folder" / "mid.png").string()), "does not exist");
 }
 

@@ -1,6 +1,7 @@
 // The CPU backends against the PyTorch reference's golden cases: at most 1 LSB anywhere.
 #include <gtest/gtest.h>
 
+#include "backends/cpu/graph.hpp"
 #include "core/test_support.hpp"
 #include "framecast/engine.hpp"
 #include "io/image.hpp"
@@ -22,6 +23,7 @@ TEST_P(GoldenTest, MatchesReferenceWithinOneLsb) {
   RuntimeOptions options;
   options.precision = Precision::f32;  // the reference's arithmetic; bf16 has its own tests
   options.static_guard = spec["static_guard"].get<bool>();
+  options.large_motion = spec.value("large_motion", false);
   Engine engine(std::move(model), {backend, -1}, options);
   const Frame frame0 = io::read_image(dir / "frame0.png");
   const Frame frame1 = io::read_image(dir / "frame1.png");
@@ -46,6 +48,35 @@ INSTANTIATE_TEST_SUITE_P(Cases, GoldenTest,
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
+
+// The large-motion pass picks block0's scale per mid from two sums; both CPU paths must pick
+// as the reference did (make_golden.py keeps the sums apart so that rounding cannot decide).
+TEST(Golden, LargeMotionChoosesAsTheReference) {
+  std::set<bool> choices;
+  for (const auto& name : golden_cases()) {
+    const auto dir = golden_dir() / name;
+    const auto spec = testing::read_json(dir / "case.json");
+    if (!spec.value("large_motion", false)) continue;
+    const Model model = Model::load(dir / spec["model"].get<std::string>());
+    const Frame frame0 = io::read_image(dir / "frame0.png");
+    const Frame frame1 = io::read_image(dir / "frame1.png");
+    RuntimeOptions options;
+    options.precision = Precision::f32;
+    options.large_motion = true;
+    const auto ts = spec["t"].get<std::vector<float>>();
+    const auto expected = spec["half_chosen"].get<std::vector<bool>>();
+    for (const auto path : {cpu::CpuPath::reference, cpu::CpuPath::fast}) {
+      cpu::CpuRuntime runtime(model, frame0.width(), frame0.height(), options, path);
+      runtime.prepare_pair(frame0, frame1);
+      for (std::size_t i = 0; i < ts.size(); ++i) {
+        runtime.mid(ts[i]);
+        EXPECT_EQ(runtime.half_chosen(), expected[i]) << name << " t=" << ts[i];
+        choices.insert(runtime.half_chosen());
+      }
+    }
+  }
+  EXPECT_EQ(choices, (std::set<bool>{false, true})) << "the cases must exercise both scales";
+}
 
 TEST(Golden, EveryVariantIsCovered) {
   std::set<std::string> variants;

@@ -94,6 +94,7 @@ TEST_F(Interpolate, DoublesAClipKeepingAudioSubtitlesTagsAndSync) {
   const auto first = nlohmann::json::parse(r.err.substr(0, r.err.find('\n')));
   EXPECT_EQ(first["model"], model_.filename().string());
   EXPECT_EQ(first["flow_blocks"], 1);
+  EXPECT_EQ(first["large_motion"], true);  // the CLI's default
   EXPECT_EQ(first["ensemble"], 1);
   EXPECT_EQ(first["backend"], "cpu");
   const auto report = final_report(r);
@@ -152,7 +153,8 @@ TEST_F(Interpolate, WithoutAModelTheCpuUsesTheFastModel) {
   const RunResult r = run_framecast("interpolate --backend cpu --progress plain -i " + path("in.y4m") +
                                     " -o " + path("out.y4m") + " --factor 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("model framecast-fast.safetensors (1 flow block) on the cpu backend"),
+  EXPECT_NE(r.err.find("model framecast-fast.safetensors (1 flow block, large-motion pass) on the "
+                       "cpu backend"),
             std::string::npos) << r.err;
   EXPECT_EQ(probe(path("out.y4m")).find(AVMEDIA_TYPE_VIDEO)->pts.size(), 12u);
 }

@@ -48,7 +48,10 @@ TEST_P(PairVulkan, MatchesGoldenOutputs) {
     const std::string args = "pair " + (dir / "frame0.png").string() + " " +
                              (dir / "frame1.png").string() + " --backend vulkan --precision " +
                              precision + " --model " + (dir / spec["model"].get<std::string>()).string() +
-                             (spec["static_guard"].get<bool>() ? " --static-guard" : "") + " -t " +
+                             (spec["static_guard"].get<bool>() ? " --static-guard" : "") +
+                             " --large-motion " +
+                             (spec.value("large_motion", false) ? "on" : "off") +
+                             " -t " +
                              ts + " -o " + (tmp / "mid_%d.png").string();
     const Result r = run(tmp, args);
     ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;

@@ -35,6 +35,8 @@ TEST_P(GpuEnsemble, EqualsTheHostEnsemble) {
   const Frame a = io::test_pattern(w, h, 0.0f, depth), b = io::test_pattern(w, h, 3.0f, depth);
   RuntimeOptions options;
   options.precision = Precision::f32;
+  options.large_motion = framecast::testing::read_json(golden_dir() / name / "case.json")
+                             .value("large_motion", false);
   auto single = std::make_unique<GraphRuntime>(context, model, w, h, options);
   auto host = make_ensemble_runtime(std::make_unique<GraphRuntime>(context, model, w, h, options),
                                     passes, false);
@@ -62,7 +64,8 @@ TEST_P(GpuEnsemble, EqualsTheHostEnsemble) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, GpuEnsemble,
-    ::testing::Combine(::testing::Values("classic_50x38_guard", "tfact2_37x21", "k3_tfact2_50x38"),
+    ::testing::Combine(::testing::Values("classic_50x38_guard", "tfact2_37x21", "k3_tfact2_50x38",
+                                         "lm_tfact2_64x48_guard"),
                        ::testing::Values(2, 4),
                        ::testing::Values(SampleDepth::u8, SampleDepth::u16)),
     [](const auto& p) {

@@ -24,10 +24,12 @@ using framecast::testing::golden_dir;
 using framecast::testing::where;
 
 std::vector<Frame> reference_mids(const Model& model, const Frame& a, const Frame& b,
-                                  std::span<const float> ts, bool guard) {
+                                  std::span<const float> ts, bool guard,
+                                  bool large_motion = false) {
   auto backend = cpu::make_cpu_backend(cpu::CpuPath::reference);
   RuntimeOptions options;
   options.static_guard = guard;
+  options.large_motion = large_motion;
   auto runtime = backend->create_runtime(model, a.width(), a.height(), options);
   runtime->prepare_pair(a, b);
   return runtime->mids(ts);
@@ -35,10 +37,11 @@ std::vector<Frame> reference_mids(const Model& model, const Frame& a, const Fram
 
 std::vector<Frame> vulkan_mids(const std::shared_ptr<Context>& context, const Model& model,
                                const Frame& a, const Frame& b, std::span<const float> ts,
-                               Precision precision, bool guard) {
+                               Precision precision, bool guard, bool large_motion = false) {
   RuntimeOptions options;
   options.precision = precision;
   options.static_guard = guard;
+  options.large_motion = large_motion;
   GraphRuntime runtime(context, model, a.width(), a.height(), options);
   runtime.prepare_pair(a, b);
   return runtime.mids(ts);
@@ -74,6 +77,11 @@ Model golden_model(const std::string& name) {
   return Model::load(golden_dir() / name / spec["model"].get<std::string>());
 }
 
+bool golden_large_motion(const std::string& name) {
+  return framecast::testing::read_json(golden_dir() / name / "case.json")
+      .value("large_motion", false);
+}
+
 class GoldenVulkan : public ::testing::TestWithParam<std::tuple<std::string, Precision>> {};
 
 TEST_P(GoldenVulkan, MatchesReference) {
@@ -84,10 +92,11 @@ TEST_P(GoldenVulkan, MatchesReference) {
   const auto spec = framecast::testing::read_json(dir / "case.json");
   const Model model = Model::load(dir / spec["model"].get<std::string>());
   const bool guard = spec["static_guard"].get<bool>();
+  const bool large_motion = spec.value("large_motion", false);
   const Frame a = io::read_image(dir / "frame0.png"), b = io::read_image(dir / "frame1.png");
   const auto ts = spec["t"].get<std::vector<float>>();
-  const auto got = vulkan_mids(context, model, a, b, ts, precision, guard);
-  const auto ref = reference_mids(model, a, b, ts, guard);
+  const auto got = vulkan_mids(context, model, a, b, ts, precision, guard, large_motion);
+  const auto ref = reference_mids(model, a, b, ts, guard, large_motion);
   ASSERT_EQ(got.size(), ts.size());
   for (std::size_t i = 0; i < ts.size(); ++i) {
     const std::string what = name + " t=" + std::to_string(ts[i]);
@@ -113,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, GoldenVulkan,
 TEST(VulkanRuntime, RefinementBlocksRunOnTheGpu) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   const auto names = refinement_cases();
-  ASSERT_EQ(names.size(), 4u);
+  ASSERT_EQ(names.size(), 6u);
   for (const auto& name : names) {
     const auto dir = golden_dir() / name;
     const auto spec = framecast::testing::read_json(dir / "case.json");
@@ -122,6 +131,7 @@ TEST(VulkanRuntime, RefinementBlocksRunOnTheGpu) {
     RuntimeOptions options;
     options.precision = Precision::f32;
     options.static_guard = spec["static_guard"].get<bool>();
+    options.large_motion = spec.value("large_motion", false);
     Engine engine(golden_model(name), {"vulkan", -1}, options);
     EXPECT_EQ(engine.backend_name(), "vulkan") << name;
     EXPECT_TRUE(engine.backend_warning().empty()) << engine.backend_warning();
@@ -179,7 +189,9 @@ TEST_P(LazyMids, EqualOneBatch) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   const Model model = golden_model(GetParam());
   const Frame a = io::test_pattern(64, 48, 0.0f), b = io::test_pattern(64, 48, 3.0f);
-  GraphRuntime runtime(context, model, 64, 48, {});
+  RuntimeOptions options;
+  options.large_motion = golden_large_motion(GetParam());
+  GraphRuntime runtime(context, model, 64, 48, options);
   // More t than one batch holds, so that the batching splits.
   std::vector<float> ts;
   for (int i = 0; i <= 10; ++i) ts.push_back(float(i) / 10.0f);
@@ -195,7 +207,8 @@ TEST_P(LazyMids, EqualOneBatch) {
 
 INSTANTIATE_TEST_SUITE_P(Models, LazyMids,
                          ::testing::Values("tfact2_64x48_guard", "k2_classic_50x38",
-                                           "k2_tfact_48x32", "k3_tfact2_50x38"));
+                                           "k2_tfact_48x32", "k3_tfact2_50x38",
+                                           "lm_tfact2_64x48_guard", "lm_k2_tfact_70x40"));
 
 // Many t of one pair through the refinement blocks, against the reference, at a size that is
 // not a multiple of 16 and with 16-bit frames: one pair submission, one submission for all t.
@@ -209,6 +222,28 @@ TEST(VulkanRuntime, RefinementBlocksManyT) {
       const Frame b = io::test_pattern(45, 31, 2.5f, depth);
       const auto got = vulkan_mids(context, model, a, b, ts, Precision::f32, true);
       const auto ref = reference_mids(model, a, b, ts, true);
+      for (std::size_t i = 0; i < ts.size(); ++i)
+        expect_close(got[i], ref[i], Precision::f32,
+                     std::string(name) + " t=" + std::to_string(ts[i]) +
+                         (depth == SampleDepth::u16 ? " 16-bit" : " 8-bit"));
+    }
+  }
+}
+
+// The large-motion pass against the reference for many t of one pair, 8- and 16-bit frames
+// of a size that is not a multiple of 32, a camera motion long enough that both scales are
+// in play: 1-block and refinement-block models, classic and t-factored.
+TEST(VulkanRuntime, LargeMotionManyT) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const std::vector<float> ts = {0.0f, 0.3f, 0.5f, 0.8f, 1.0f};
+  for (const char* name : {"lm_classic_50x38", "lm_tfact2_64x48_guard", "lm_k3_classic_37x21",
+                           "lm_k2_tfact_70x40"}) {
+    const Model model = golden_model(name);
+    for (SampleDepth depth : {SampleDepth::u8, SampleDepth::u16}) {
+      const Frame a = io::test_pattern(75, 41, 0.0f, depth);
+      const Frame b = io::test_pattern(75, 41, 9.0f, depth);
+      const auto got = vulkan_mids(context, model, a, b, ts, Precision::f32, false, true);
+      const auto ref = reference_mids(model, a, b, ts, false, true);
       for (std::size_t i = 0; i < ts.size(); ++i)
         expect_close(got[i], ref[i], Precision::f32,
                      std::string(name) + " t=" + std::to_string(ts[i]) +
@@ -274,6 +309,29 @@ TEST(VulkanRuntime, RefinementBlocksProfile) {
         "block1.trunk0", "block1.film", "block1.trunk7", "block1.deconv", "block1.flow",
         "block2.input", "block2.trunk7", "block2.flow", "refine_prep", "refine_out", "flow_out"})
     EXPECT_EQ(std::count(names.begin(), names.end(), stage), 1) << stage;
+}
+
+// The large-motion pass's stages are timed under their own names, once per pair or per mid.
+TEST(VulkanRuntime, LargeMotionProfile) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  if (!context->caps().timestamps) GTEST_SKIP() << "no timestamps on this device";
+  RuntimeOptions options;
+  options.profile = true;
+  options.large_motion = true;
+  for (const char* name : {"lm_tfact2_64x48_guard", "lm_k3_classic_37x21"}) {
+    const Model model = golden_model(name);
+    GraphRuntime runtime(context, model, 64, 48, options);
+    runtime.prepare_pair(io::test_pattern(64, 48, 0.0f), io::test_pattern(64, 48, 6.0f));
+    runtime.mid(0.5f);
+    std::vector<std::string> names;
+    for (const auto& s : runtime.last_profile()) names.push_back(s.stage);
+    for (const char* stage : {"prep_quarter", "half.prep_quarter", "trunk7", "half.conv0a",
+                              "half.trunk7", "half.deconv", "scale_choice", "flow_field",
+                              "flow_out"})
+      EXPECT_EQ(std::count(names.begin(), names.end(), stage), 1) << name << " " << stage;
+    EXPECT_EQ(runtime.trunk_choices().size(), 2 + model.shape().blocks.size()) << name;
+    EXPECT_NE(runtime.describe().find("large-motion pass"), std::string::npos) << name;
+  }
 }
 
 TEST(VulkanRuntime, Errors) {

@@ -59,12 +59,14 @@ TuneKey some_key() {
 }
 
 // A runtime with tuned kernels still gives the reference's frames.
-void expect_reference_frames(GraphRuntime& runtime, const Model& model) {
+void expect_reference_frames(GraphRuntime& runtime, const Model& model,
+                             const RuntimeOptions& options = {}) {
   const int w = runtime.width(), h = runtime.height();
   const Frame a = io::test_pattern(w, h, 0.0f), b = io::test_pattern(w, h, 2.0f);
   runtime.prepare_pair(a, b);
   const Frame got = runtime.mid(0.4f);
-  auto reference = cpu::make_cpu_backend(cpu::CpuPath::reference)->create_runtime(model, w, h, {});
+  auto reference =
+      cpu::make_cpu_backend(cpu::CpuPath::reference)->create_runtime(model, w, h, options);
   reference->prepare_pair(a, b);
   EXPECT_LE(framecast::testing::compare(got, reference->mid(0.4f)).max_error, 1);
 }
@@ -186,11 +188,10 @@ TEST(Tuner, RefinementBlocksHaveTheirOwnTrunkProblems) {
       Model::load(framecast::testing::golden_dir() / "k3_tfact2_50x38" / "model.json");
   const int w = 50, h = 38;  // padded 64x48
   // block0: c2 12 at 64x48 / 16; block1: c2 12 at scale 4 (the same problem); block2: c2 8 at
-  // scale 2, 64x48 / 8
+  // scale 2, 64x48 / 8; the large-motion pass's block0 at 1/8 of 64x64 (padded to 32), / 32
   const auto problems = trunk_problems(model.shape(), w, h);
-  ASSERT_EQ(problems.size(), 2u);
-  EXPECT_EQ(problems[0], (TrunkProblem{12, 4, 3}));
-  EXPECT_EQ(problems[1], (TrunkProblem{8, 8, 6}));
+  const std::vector<TrunkProblem> want = {{12, 4, 3}, {8, 8, 6}, {12, 2, 2}};
+  ASSERT_EQ(problems, want);
   RuntimeOptions options;
   options.precision = Precision::f32;
   {
@@ -219,6 +220,34 @@ TEST(Tuner, RefinementBlocksHaveTheirOwnTrunkProblems) {
   expect_reference_frames(runtime, model);
 }
 
+// The large-motion pass's block0 at 1/8 has its own trunk problem, looked up on its own.
+TEST(Tuner, LargeMotionHasItsOwnTrunkProblem) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const Model model =
+      Model::load(framecast::testing::golden_dir() / "lm_tfact2_64x48_guard" / "model.json");
+  const TrunkProblem half = trunk_problems(model.shape(), 64, 48).back();
+  EXPECT_EQ(half, (TrunkProblem{16, 2, 2}));  // 64x64 / 32
+  CacheHome home;
+  const ConvChoice tuned{ConvKind::tiled, 4, 8, 18};
+  TuneCache cache;
+  cache.put(TuneKey::make(context->caps(), half.width, half.plane_w, half.plane_h, Storage::f32),
+            {tuned, 0.1, "test"});
+  cache.save(home.file());
+  RuntimeOptions options;
+  options.precision = Precision::f32;
+  options.large_motion = true;
+  GraphRuntime runtime(context, model, 64, 48, options);
+  const auto choices = runtime.trunk_choices();
+  ASSERT_EQ(choices.size(), 2u);
+  EXPECT_NE(choices[0], tuned);
+  EXPECT_EQ(choices[1], tuned);
+  EXPECT_NE(runtime.describe().find("large-motion pass (block0 at 1/8) trunk conv " +
+                                    tuned.text() + " [tuned]"),
+            std::string::npos)
+      << runtime.describe();
+  expect_reference_frames(runtime, model, options);
+}
+
 // The tuner on a refinement block's problem: it times, checks and picks like block0's.
 TEST(Tuner, TunesARefinementBlockProblem) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
@@ -226,7 +255,7 @@ TEST(Tuner, TunesARefinementBlockProblem) {
   const Model model =
       Model::load(framecast::testing::golden_dir() / "k2_tfact_48x32" / "model.json");
   const auto problems = trunk_problems(model.shape(), 48, 32);
-  ASSERT_EQ(problems.size(), 2u);
+  ASSERT_EQ(problems.size(), 3u);  // block0, block1, the large-motion pass's block0 at 1/8
   EXPECT_EQ(problems[1], (TrunkProblem{8, 12, 8}));  // scale 1: the padded size / 4
   const TrunkProblem p = problems[1];
   const std::vector<ConvChoice> candidates = {{ConvKind::rb, 4, 8, 24},

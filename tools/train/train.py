@@ -504,9 +504,8 @@ def main():
         key = tuple(sorted(m.data.items()))
         if key not in groups:
             knobs = {"max_motion": args.max_motion, "size": args.size, **m.data}
-            multiple = 32 if args.large_motion else 16  # block0's coarsest input needs it
-            if knobs["size"] % multiple:
-                sys.exit(f"--data {m.name}: size {knobs['size']} is not a multiple of {multiple}")
+            if knobs["size"] % 16:
+                sys.exit(f"--data {m.name}: size {knobs['size']} is not a multiple of 16")
             seed = args.seed * 7919 + zlib.crc32((args.run_id + repr(key)).encode()) % 100000
             groups[key] = DataGroup(Synth(args.pool, device, bank=args.bank, seed=seed, **knobs))
         groups[key].models.append(m)

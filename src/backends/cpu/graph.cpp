@@ -9,7 +9,7 @@
 namespace framecast::cpu {
 namespace {
 
-int round_up16(int v) { return (v + 15) / 16 * 16; }
+int round_up(int v, int multiple) { return (v + multiple - 1) / multiple * multiple; }
 
 // bf16 where asked for, or by default where the CPU has AMX (with AVX512-BF16 alone oneDNN's
 // bf16 convs are slower than f32); f32 otherwise.
@@ -58,8 +58,10 @@ CpuRuntime::CpuRuntime(const Model& model, int width, int height, const RuntimeO
       options_(options),
       path_(path),
       bf16_(use_bf16(options.precision, path)),
-      padded_width_(round_up16(width)),
-      padded_height_(round_up16(height)) {
+      padded_width_(round_up(width, 16)),
+      padded_height_(round_up(height, 16)),
+      half_width_(round_up(width, 32)),
+      half_height_(round_up(height, 32)) {
   if (width <= 0 || height <= 0)
     throw Error(ErrorKind::invalid_argument, "invalid frame size");
   const auto make_net = path == CpuPath::fast ? make_dnnl_net : make_reference_net;
@@ -68,6 +70,8 @@ CpuRuntime::CpuRuntime(const Model& model, int width, int height, const RuntimeO
   for (const auto& b : model.shape().blocks)
     nets_.push_back(make_net(model, {"block" + std::to_string(b.index), padded_width_ / b.scale,
                                      padded_height_ / b.scale, false, bf16_}));
+  if (options.large_motion)
+    half_net_ = make_net(model, {"block0", half_width_ / 8, half_height_ / 8, false, bf16_});
 }
 
 template <typename F>
@@ -89,10 +93,12 @@ void CpuRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
   depth_ = frame0.depth();
   stage("prep", [&] { passes(path_).frames_to_planes(frame0, frame1, imgs_); });
   if (model_.variant() != Variant::classic) {  // the t-free trunk, once per pair
-    stage("prep_quarter", [&] { prep_quarter(imgs_, padded_width_, padded_height_, 6, 0.0f, xq_); });
-    stage("encoder", [&] { nets_[0]->encode(xq_); });
-    stage("trunk", [&] { nets_[0]->convblocks(0, 6); });
+    block0_head(*nets_[0], 4, 0.0f, "");
     nets_[0]->save_trunk();
+    if (half_net_) {
+      block0_head(*half_net_, 8, 0.0f, "half.");
+      half_net_->save_trunk();
+    }
   }
   pair_profile_ = profile_;
   prepared_ = true;
@@ -103,19 +109,10 @@ Frame CpuRuntime::mid(float t) {
   if (!(t >= 0.0f && t <= 1.0f))
     throw Error(ErrorKind::invalid_argument, "t = " + std::to_string(t) + " is outside [0, 1]");
   profile_ = pair_profile_;  // the pair's stages, then this mid's (as the Vulkan runtime reports)
-  if (model_.variant() == Variant::classic) {
-    stage("prep_quarter", [&] { prep_quarter(imgs_, padded_width_, padded_height_, 7, t, xq_); });
-    stage("encoder", [&] { nets_[0]->encode(xq_); });
-    stage("trunk", [&] { nets_[0]->convblocks(0, 8); });
-  } else {
-    nets_[0]->restore_trunk();
-    stage("film", [&] { nets_[0]->film(film_params(model_, t)); });
-    stage("trunk_tail", [&] { nets_[0]->convblocks(6, 8); });
-  }
-  stage("deconv", [&] { nets_[0]->decode(tmp8_); });
+  const FlowField block0 = block0_flow(t);
   // The 1-block student reads block0's coarse output directly (the seed's fused pass).
-  if (nets_.size() > 1) run_refinement_blocks(t);
-  const FlowField flow = nets_.size() > 1 ? FlowField(field_, 1) : FlowField(tmp8_);
+  if (nets_.size() > 1) run_refinement_blocks(block0, t);
+  const FlowField flow = nets_.size() > 1 ? FlowField(field_, 1) : block0;
   const PixelPasses& ops = passes(path_);
   const Planes* residual = nullptr;
   if (model_.variant() == Variant::tfact2) {
@@ -129,10 +126,45 @@ Frame CpuRuntime::mid(float t) {
   return out;
 }
 
-void CpuRuntime::run_refinement_blocks(float t) {
+void CpuRuntime::block0_head(ConvNet& net, int scale, float t, const std::string& label) {
+  const bool classic = model_.variant() == Variant::classic;
+  const bool quarter = scale == 4;
+  Planes& input = quarter ? xq_ : xh_;
+  stage(label + "prep_quarter", [&] {
+    prep_quarter(imgs_, quarter ? padded_width_ : half_width_,
+                 quarter ? padded_height_ : half_height_, classic ? 7 : 6, t, input, scale);
+  });
+  stage(label + "encoder", [&] { net.encode(input); });
+  stage(label + "trunk", [&] { net.convblocks(0, classic ? 8 : 6); });
+}
+
+void CpuRuntime::block0_tail(ConvNet& net, int scale, float t, const std::string& label) {
+  if (model_.variant() == Variant::classic) {
+    block0_head(net, scale, t, label);
+  } else {
+    net.restore_trunk();
+    stage(label + "film", [&] { net.film(film_params(model_, t)); });
+    stage(label + "trunk_tail", [&] { net.convblocks(6, 8); });
+  }
+  stage(label + "deconv", [&] { net.decode(scale == 4 ? tmp8_ : tmp16_); });
+}
+
+FlowField CpuRuntime::block0_flow(float t) {
+  block0_tail(*nets_[0], 4, t, "");
+  if (!half_net_) return FlowField(tmp8_, 8);
+  block0_tail(*half_net_, 8, t, "half.");
+  stage("scale_choice", [&] {
+    half_chosen_ = warp_disagreement(FlowField(tmp16_, 16), imgs_) <
+                   warp_disagreement(FlowField(tmp8_, 8), imgs_);
+  });
+  return half_chosen_ ? FlowField(tmp16_, 16) : FlowField(tmp8_, 8);
+}
+
+void CpuRuntime::run_refinement_blocks(const FlowField& block0, float t) {
   const PixelPasses& ops = passes(path_);
-  stage("flow_field",
-        [&] { ops.upsample_flow(tmp8_, padded_width_, padded_height_, 8.0f, field_); });
+  stage("flow_field", [&] {
+    ops.upsample_flow(block0.planes, padded_width_, padded_height_, float(block0.factor), field_);
+  });
   const bool classic = model_.variant() == Variant::classic;
   for (std::size_t i = 1; i < nets_.size(); ++i) {
     const RefinementBlock& b = model_.shape().blocks[i - 1];
@@ -153,7 +185,8 @@ void CpuRuntime::run_refinement_blocks(float t) {
 
 std::string CpuRuntime::describe() const {
   return std::string(path_ == CpuPath::fast ? "cpu (oneDNN" : "cpu-reference (plain loops") +
-         (bf16_ ? ", bf16, " : ", f32, ") + std::to_string(omp_get_max_threads()) + " threads)";
+         (bf16_ ? ", bf16, " : ", f32, ") + std::to_string(omp_get_max_threads()) + " threads" +
+         (half_net_ ? ", large-motion pass)" : ")");
 }
 
 }  // namespace framecast::cpu

@@ -310,9 +310,9 @@ void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs) {
   }
 }
 
-void upsample_flow(const Planes& coarse, int width, int height, float flow_scale, Planes& field) {
+void upsample_flow(const Planes& coarse, int width, int height, float factor, Planes& field) {
   field.reshape(coarse.channels, height, width);
-  const float rx = float(coarse.width) / float(width), ry = float(coarse.height) / float(height);
+  const float rx = 1.0f / factor, ry = rx;  // a power of two: exact
   parallel_rows(
       height, [&] { return RowResampler(coarse.channels, coarse.width, coarse.height, rx, ry, width); },
       [&](RowResampler& up, int y) {
@@ -320,7 +320,7 @@ void upsample_flow(const Planes& coarse, int width, int height, float flow_scale
         for (int c = 0; c < coarse.channels; ++c) dst.push_back(field.row(c, y));
         up.row(y, plane_rows(coarse), dst.data());
         for (int c = 0; c < 4; ++c)
-          for (int x = 0; x < width; ++x) dst[std::size_t(c)][x] *= flow_scale;
+          for (int x = 0; x < width; ++x) dst[std::size_t(c)][x] *= factor;
       });
 }
 
@@ -408,7 +408,7 @@ void refinement_input(const Planes& imgs, const Planes& field, bool with_t, floa
 }
 
 void refine_prep(const FlowField& flow, const Planes& imgs, Planes& rin) {
-  const int qw = flow.planes.width * flow.factor / 4, qh = flow.planes.height * flow.factor / 4;
+  const int qw = padded_size(imgs.width) / 4, qh = padded_size(imgs.height) / 4;
   rin.reshape(11, qh, qw);
   constexpr float kFlowNorm = 0.25f * (0.25f / 20.0f);  // mean of 4 * (0.25 / FLOW_NORM)
   std::vector<int> centre_cols;  // the centre two columns of each 4x4 block

@@ -12,7 +12,7 @@ namespace framecast::cpu::fast {
 
 void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs);
 
-void upsample_flow(const Planes& coarse, int width, int height, float flow_scale, Planes& field);
+void upsample_flow(const Planes& coarse, int width, int height, float factor, Planes& field);
 void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field);
 void refinement_input(const Planes& imgs, const Planes& field, bool with_t, float t, int scale,
                       Planes& input);

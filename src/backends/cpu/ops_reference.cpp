@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <vector>
 
 #include "backends/cpu/pixel_math.hpp"
 
@@ -51,14 +53,15 @@ void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs) {
 }
 
 void prep_quarter(const Planes& imgs, int padded_width, int padded_height, int channels, float t,
-                  Planes& xq) {
-  const int qw = padded_width / 4, qh = padded_height / 4;
+                  Planes& xq, int scale) {
+  const int qw = padded_width / scale, qh = padded_height / scale;
+  const float s = float(scale);
   xq = Planes(channels, qh, qw);
 #pragma omp parallel for
   for (int y = 0; y < qh; ++y) {
-    const float sy = (float(y) + 0.5f) * 4.0f - 0.5f;
+    const float sy = (float(y) + 0.5f) * s - 0.5f;
     for (int x = 0; x < qw; ++x) {
-      const float sx = (float(x) + 0.5f) * 4.0f - 0.5f;
+      const float sx = (float(x) + 0.5f) * s - 0.5f;
       for (int c = 0; c < 6; ++c)
         xq.at(c, y, x) = bilinear(imgs.plane(c), imgs.width, imgs.height, sx, sy);
       if (channels == 7) xq.at(6, y, x) = t;
@@ -177,10 +180,19 @@ void resize_bilinear(const Planes& src, int width, int height, Planes& dst) {
   }
 }
 
-void upsample_flow(const Planes& coarse, int width, int height, float flow_scale, Planes& field) {
-  resize_bilinear(coarse, width, height, field);
-  for (int c = 0; c < 4; ++c)
-    for (std::size_t i = 0; i < field.plane_size(); ++i) field.plane(c)[i] *= flow_scale;
+void upsample_flow(const Planes& coarse, int width, int height, float factor, Planes& field) {
+  field = Planes(coarse.channels, height, width);
+#pragma omp parallel for
+  for (int y = 0; y < height; ++y) {
+    const float sy = (float(y) + 0.5f) / factor - 0.5f;
+    for (int x = 0; x < width; ++x) {
+      const float sx = (float(x) + 0.5f) / factor - 0.5f;
+      for (int c = 0; c < coarse.channels; ++c) {
+        const float v = bilinear(coarse.plane(c), coarse.width, coarse.height, sx, sy);
+        field.at(c, y, x) = c < 4 ? v * factor : v;
+      }
+    }
+  }
 }
 
 void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field) {
@@ -218,8 +230,26 @@ void refinement_input(const Planes& imgs, const Planes& field, bool with_t, floa
   }
 }
 
+double warp_disagreement(const FlowField& flow, const Planes& imgs) {
+  const int w = imgs.width, h = imgs.height;
+  std::vector<double> rows(std::size_t(h), 0.0);
+#pragma omp parallel for
+  for (int y = 0; y < h; ++y) {
+    double sum = 0.0;
+    for (int x = 0; x < w; ++x) {
+      const FlowSample f = sample_flow(flow, x, y);
+      float a[3], b[3];
+      warp3(imgs, 0, float(x) + f.fx0, float(y) + f.fy0, a);
+      warp3(imgs, 3, float(x) + f.fx1, float(y) + f.fy1, b);
+      for (int c = 0; c < 3; ++c) sum += double(std::abs(a[c] - b[c]));
+    }
+    rows[std::size_t(y)] = sum;
+  }
+  return std::accumulate(rows.begin(), rows.end(), 0.0);
+}
+
 void refine_prep(const FlowField& flow, const Planes& imgs, Planes& rin) {
-  const int qw = flow.planes.width * flow.factor / 4, qh = flow.planes.height * flow.factor / 4;
+  const int qw = padded_size(imgs.width) / 4, qh = padded_size(imgs.height) / 4;
   rin = Planes(11, qh, qw);
   constexpr float kFlowNorm = 0.25f * (0.25f / 20.0f);  // mean of 4 * (0.25 / FLOW_NORM)
 #pragma omp parallel for

@@ -17,13 +17,17 @@ namespace framecast::cpu {
 
 enum class Padding { zero, replicate };
 
+// The padded grid's size along a frame dimension of size v: the next multiple of 16.
+inline int padded_size(int v) { return (v + 15) / 16 * 16; }
+
 // Six planes b0 g0 r0 b1 g1 r1 in [0,1] at the frames' real size.
 void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs);
 
-// Quarter-resolution input [6 or 7, H/4, W/4] of the padded W x H grid: bilinear,
-// align_corners=false; the 7th channel (classic models) is the constant t.
+// Block0's input [6 or 7, H/scale, W/scale] of the padded W x H grid: bilinear,
+// align_corners=false; the 7th channel (classic models) is the constant t. Scale 4 is the
+// seed's quarter resolution, 8 the large-motion pass's.
 void prep_quarter(const Planes& imgs, int padded_width, int padded_height, int channels, float t,
-                  Planes& xq);
+                  Planes& xq, int scale = 4);
 
 // conv3x3 with padding 1 (zeros or replicated edges), stride 1 or 2, bias, and PReLU when
 // `prelu` is non-null. dst must be sized by the caller: out = (in - 1) / stride + 1.
@@ -58,9 +62,10 @@ struct FlowField {
 // the seed's sampleQ/up/rup for every ratio the graph uses.
 void resize_bilinear(const Planes& src, int width, int height, Planes& dst);
 
-// A coarse [5, h, w] block output upsampled to width x height, flows multiplied by
-// `flow_scale`, mask logits as they are.
-void upsample_flow(const Planes& coarse, int width, int height, float flow_scale, Planes& field);
+// A coarse [5, h, w] block output upsampled by `factor` (source = (dst + 0.5) / factor - 0.5)
+// onto width x height, which it may cover beyond (the large-motion pass's 1/8 output), flows
+// multiplied by `factor`, mask logits as they are.
+void upsample_flow(const Planes& coarse, int width, int height, float factor, Planes& field);
 // field += upsample_flow(coarse): a refinement block's residual.
 void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field);
 
@@ -68,6 +73,10 @@ void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field);
 // by the field's flows, t (when `with_t`), the mask logits, and the flows divided by scale.
 void refinement_input(const Planes& imgs, const Planes& field, bool with_t, float t, int scale,
                       Planes& input);
+
+// How well a flow explains the pair, for the large-motion pass's choice: the sum over the
+// frame's real pixels and three channels of |frame0 warped - frame1 warped|, in double.
+double warp_disagreement(const FlowField& flow, const Planes& imgs);
 
 // Refine head input [11, H/4, W/4]: warped frames, sigmoid(mask) and flow*(0.25/20), each
 // averaged over the centre 2x2 of every 4x4 block.

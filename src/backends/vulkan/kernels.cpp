@@ -186,9 +186,9 @@ std::unique_ptr<Pipeline> make_prep_full(std::shared_ptr<const Context> context,
 
 std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> context,
                                             Storage storage, int w, int h, int qw, int qh,
-                                            int channels) {
+                                            int channels, int scale) {
   SpecConstants k;
-  k.add(w).add(h).add(qw).add(qh).add(channels);
+  k.add(w).add(h).add(qw).add(qh).add(channels).add(scale);
   return std::make_unique<Pipeline>(std::move(context), module("prep_quarter", storage), 3,
                                     sizeof(PrepQuarterPush), k, Extent3{8, 8, 1});
 }
@@ -249,6 +249,33 @@ std::unique_ptr<Pipeline> make_block_input(std::shared_ptr<const Context> contex
   k.add(w).add(h).add(pw).add(ph).add(scale).add(with_t);
   return std::make_unique<Pipeline>(std::move(context), module("block_input", storage), 4,
                                     sizeof(BlockInputPush), k, Extent3{8, 8, 1});
+}
+
+std::unique_ptr<Pipeline> make_warp_disagreement(std::shared_ptr<const Context> context, int w,
+                                                 int h, int fw, int fh, int factor, int offset) {
+  SpecConstants k;
+  k.add(w).add(h).add(fw).add(fh).add(factor).add(offset);
+  return std::make_unique<Pipeline>(std::move(context), "warp_disagreement_f32", 4, 0, k,
+                                    Extent3{16, 16, 1});
+}
+
+std::uint32_t warp_disagreement_groups(int w, int h) {
+  return std::uint32_t((w + 15) / 16) * std::uint32_t((h + 15) / 16);
+}
+
+std::unique_ptr<Pipeline> make_scale_choice(std::shared_ptr<const Context> context, int n) {
+  SpecConstants k;
+  k.add(n);
+  return std::make_unique<Pipeline>(std::move(context), "scale_choice_f32", 2, 0, k,
+                                    Extent3{1, 1, 1});
+}
+
+std::unique_ptr<Pipeline> make_flow_choose(std::shared_ptr<const Context> context, int pw,
+                                           int ph, int cw8, int ch8) {
+  SpecConstants k;
+  k.add(pw).add(ph).add(cw8).add(ch8);
+  return std::make_unique<Pipeline>(std::move(context), "flow_choose_f32", 4, 0, k,
+                                    Extent3{8, 8, 1});
 }
 
 std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context, int pw,

@@ -93,13 +93,14 @@ std::vector<float> pack_conv_weights(std::span<const float> weights, const ConvS
 // dispatch_linear(w * h, 2 layers).
 std::unique_ptr<Pipeline> make_prep_full(std::shared_ptr<const Context> context, int w, int h,
                                          bool deep);
+// Block0's input at 1 / `scale` (4, or 8 for the large-motion pass) of the padded grid.
 // Bindings: img0, img1, xq [channels, qh, qw]. Push PrepQuarterPush. Dispatch {qw, qh, 1}.
 struct PrepQuarterPush {
   float t;
 };
 std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> context,
                                             Storage storage, int w, int h, int qw, int qh,
-                                            int channels);
+                                            int channels, int scale = 4);
 // Bindings: src [ci, in_h, in_w], weights f32 [ci, co, 4, 4], bias f32, dst f32
 // [co, 2 in_h, 2 in_w]. Dispatch {2 in_w, 2 in_h, 1}.
 std::unique_ptr<Pipeline> make_deconv(std::shared_ptr<const Context> context, Storage storage,
@@ -144,6 +145,21 @@ std::unique_ptr<Pipeline> make_block_input(std::shared_ptr<const Context> contex
 // factor], field f32 [5, ph, pw]. Dispatch {pw, ph, 1}.
 std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context, int pw,
                                                int ph, int factor, bool accumulate);
+
+// The large-motion pass (large_motion.hpp). warp_disagreement: one block0 output [5, fh, fw]
+// upsampled by `factor`; one partial sum per 16x16 pixels of the w x h frame, at
+// sums[offset + group]. Bindings: coarse, img0, img1, sums f32. Dispatch {w, h, 1}.
+std::unique_ptr<Pipeline> make_warp_disagreement(std::shared_ptr<const Context> context, int w,
+                                                 int h, int fw, int fh, int factor, int offset);
+std::uint32_t warp_disagreement_groups(int w, int h);
+// scale_choice: choice[0] = 1 where sums[n, 2n) add up to less than sums[0, n).
+// Bindings: sums, choice u32. Dispatch {1, 1, 1}.
+std::unique_ptr<Pipeline> make_scale_choice(std::shared_ptr<const Context> context, int n);
+// flow_choose: the chosen output (x8 from coarse4 [5, ph / 8, pw / 8], or x16 from coarse8
+// [5, ch8, cw8], which may cover more than the grid) into the field.
+// Bindings: coarse4, coarse8, choice, field f32 [5, ph, pw]. Dispatch {pw, ph, 1}.
+std::unique_ptr<Pipeline> make_flow_choose(std::shared_ptr<const Context> context, int pw,
+                                           int ph, int cw8, int ch8);
 
 // Bytes of a packed interleaved RGB frame (rows without padding), rounded up to whole words.
 std::size_t packed_frame_bytes(int w, int h, bool deep);

@@ -27,37 +27,29 @@ RefinementChain::RefinementChain(const Model& model, const DeviceCaps& caps, Sto
 }
 
 std::uint32_t RefinementChain::descriptor_sets() const {
-  return 1 + std::uint32_t(blocks_.size()) * (FlowBlock::kDescriptorSets + 2);
+  return std::uint32_t(blocks_.size()) * (FlowBlock::kDescriptorSets + 2);
 }
 
 void RefinementChain::build(const std::shared_ptr<const Context>& context,
                             const WeightArena& weights, DescriptorPool& sets, int slots, int width,
-                            int height, const Buffer& coarse0, const Buffer& img0,
+                            int height, const Buffer& field, const Buffer& img0,
                             const Buffer& img1) {
-  field_ = Buffer(context, std::size_t(5) * padded_w_ * padded_h_ * 4, MemoryUse::device);
-  init_ = make_flow_accumulate(context, padded_w_, padded_h_, 2 * 4, false);  // block0: scale 4
-  {
-    const BufferRange r[] = {coarse0.range(), field_.range()};
-    init_set_ = sets.allocate(*init_, r);
-  }
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
     FlowBlock& block = *blocks_[i];
     Stage& stage = stages_[i];
     block.build(context, weights, sets, slots);
     stage.input = make_block_input(context, storage_, width, height, padded_w_, padded_h_,
                                    stage.scale, with_t_);
-    const BufferRange in[] = {field_.range(), img0.range(), img1.range(), block.input().range()};
+    const BufferRange in[] = {field.range(), img0.range(), img1.range(), block.input().range()};
     stage.input_set = sets.allocate(*stage.input, in);
     stage.accumulate = make_flow_accumulate(context, padded_w_, padded_h_, 2 * stage.scale, true);
-    const BufferRange acc[] = {block.output().range(), field_.range()};
+    const BufferRange acc[] = {block.output().range(), field.range()};
     stage.accumulate_set = sets.allocate(*stage.accumulate, acc);
   }
 }
 
 void RefinementChain::record(CommandBuffer& cmd, int slot, float t) const {
   const Extent3 full{std::uint32_t(padded_w_), std::uint32_t(padded_h_), 1};
-  cmd.dispatch(*init_, init_set_, full);
-  cmd.mark("flow_field");
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
     const FlowBlock& block = *blocks_[i];
     const Stage& stage = stages_[i];

@@ -1,5 +1,5 @@
-// The refinement blocks of the quality tier on the GPU. Block0's coarse output is upsampled
-// into a full-resolution flow field [5, padded h, padded w] f32 (flows in pixels, mask
+// The refinement blocks of the quality tier on the GPU. The runtime upsamples block0's coarse
+// output into a full-resolution flow field [5, padded h, padded w] f32 (flows in pixels, mask
 // logits); then each block k builds its input from the field and both frames (warp, concat,
 // resize to 1 / scale), runs its FlowBlock, and adds its upsampled output to the field. The
 // flow depends on t, so all of it runs per mid; refine_prep and flow_out then read the field
@@ -25,16 +25,16 @@ class RefinementChain {
                   int padded_h, const TrunkChoice& trunk_choice, WeightArena& weights);
   // Descriptor sets that build() takes from a pool.
   std::uint32_t descriptor_sets() const;
-  // After the arena's upload. `coarse0` is block0's output; img0 and img1 the frames' planes.
+  // After the arena's upload. `field` holds block0's flow when record() runs; img0 and img1
+  // are the frames' planes.
   void build(const std::shared_ptr<const Context>& context, const WeightArena& weights,
-             DescriptorPool& sets, int slots, int width, int height, const Buffer& coarse0,
+             DescriptorPool& sets, int slots, int width, int height, const Buffer& field,
              const Buffer& img0, const Buffer& img1);
 
-  // Everything after block0's deconv up to the final field, for one t.
+  // Every block's pass over the field, for one t.
   void record(CommandBuffer& cmd, int slot, float t) const;
   void write_film(const Model& model, int slot, float t);
 
-  const Buffer& field() const noexcept { return field_; }
   const std::vector<std::unique_ptr<FlowBlock>>& blocks() const noexcept { return blocks_; }
 
  private:
@@ -49,9 +49,6 @@ class RefinementChain {
   int padded_w_, padded_h_;
   std::vector<std::unique_ptr<FlowBlock>> blocks_;
   std::vector<Stage> stages_;
-  Buffer field_;
-  std::unique_ptr<Pipeline> init_;  // block0's output into the field
-  VkDescriptorSet init_set_ = VK_NULL_HANDLE;
 };
 
 }  // namespace framecast::vulkan

@@ -14,7 +14,6 @@ constexpr int kMaxBatch = 8;
 
 int round_up16(int v) { return (v + 15) / 16 * 16; }
 
-
 }  // namespace
 
 GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& model, int width,
@@ -66,6 +65,11 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
                                                     trunk_choice, weights_);
     marks_ += 16 * std::uint32_t(shape.blocks.size());
   }
+  if (options.large_motion) {  // after the refinement blocks: trunk_sources_'s order
+    large_motion_ = std::make_unique<LargeMotionPass>(model, block0_->layout(), width, height, caps,
+                                                      storage_, trunk_choice, weights_);
+    marks_ += 32;
+  }
   if (refine_) {
     const int r = refine_width_;
     const ConvChoice refine_choice{ConvKind::rb, 4, 8, 24};
@@ -81,12 +85,16 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
   weights_.upload(context_, pool_, timeline_);
   allocate_buffers();
   descriptors_ = std::make_unique<DescriptorPool>(
-      context_, 24 + kMaxBatch + FlowBlock::kDescriptorSets +
+      context_, 25 + kMaxBatch + FlowBlock::kDescriptorSets +
+                    (large_motion_ ? LargeMotionPass::kDescriptorSets : 0) +
                     (refinement_ ? refinement_->descriptor_sets() : 0));
   block0_->build(context_, weights_, *descriptors_, kMaxBatch);
+  if (large_motion_)
+    large_motion_->build(context_, weights_, *descriptors_, kMaxBatch, padded_w_, padded_h_,
+                         block0_->output(), img0_, img1_, field_);
   if (refinement_)
-    refinement_->build(context_, weights_, *descriptors_, kMaxBatch, width, height,
-                       block0_->output(), img0_, img1_);
+    refinement_->build(context_, weights_, *descriptors_, kMaxBatch, width, height, field_, img0_,
+                       img1_);
   build_pipelines();
   build_descriptor_sets();
 }
@@ -124,10 +132,17 @@ ConvChoice GraphRuntime::choose_trunk_conv(const TuneCache& cache, int width, in
   return fit_conv(caps, shape, choice, storage_);
 }
 
-std::vector<ConvChoice> GraphRuntime::trunk_choices() const {
-  std::vector<ConvChoice> choices = {block0_->trunk_choice()};
+std::vector<const FlowBlock*> GraphRuntime::flow_blocks() const {
+  std::vector<const FlowBlock*> blocks = {block0_.get()};
   if (refinement_)
-    for (const auto& block : refinement_->blocks()) choices.push_back(block->trunk_choice());
+    for (const auto& block : refinement_->blocks()) blocks.push_back(block.get());
+  if (large_motion_) blocks.push_back(&large_motion_->block());
+  return blocks;
+}
+
+std::vector<ConvChoice> GraphRuntime::trunk_choices() const {
+  std::vector<ConvChoice> choices;
+  for (const FlowBlock* block : flow_blocks()) choices.push_back(block->trunk_choice());
   return choices;
 }
 
@@ -144,6 +159,8 @@ void GraphRuntime::allocate_buffers() {
   img0_ = Buffer(ctx, planes, MemoryUse::device);
   img1_ = Buffer(ctx, planes, MemoryUse::device);
   out_ = Buffer(ctx, frame, MemoryUse::device);
+  if (has_field())
+    field_ = Buffer(ctx, std::size_t(5) * padded_w_ * padded_h_ * 4, MemoryUse::device);
   if (refine_) {
     rin_ = Buffer(ctx, 11 * qn * sb, MemoryUse::device);
     refine_a_ = Buffer(ctx, refine_width_ * qn * sb, MemoryUse::device);
@@ -156,6 +173,8 @@ void GraphRuntime::build_pipelines() {
   const auto& ctx = context_;
   const int qw = padded_w_ / 4, qh = padded_h_ / 4;
   prep_quarter_ = make_prep_quarter(ctx, storage_, width(), height(), qw, qh, ci0_);
+  if (refinement_ && !large_motion_)  // block0 at 1/4: its output x8
+    field_init_ = make_flow_accumulate(ctx, padded_w_, padded_h_, 8, false);
   if (refine_) {
     refine_c0_pipeline_ = make_conv(ctx, storage_, refine_convs_[0].shape, refine_convs_[0].choice);
     refine_c_pipeline_ = make_conv(ctx, storage_, refine_convs_[1].shape, refine_convs_[1].choice);
@@ -183,7 +202,7 @@ const Pipeline& GraphRuntime::flow_out(bool deep) {
 }
 
 const Buffer& GraphRuntime::flow_field() const {
-  return refinement_ ? refinement_->field() : block0_->output();
+  return has_field() ? field_ : block0_->output();
 }
 
 std::array<BufferRange, 5> GraphRuntime::flow_out_ranges(BufferRange output) const {
@@ -201,6 +220,10 @@ void GraphRuntime::build_descriptor_sets() {
   {
     const BufferRange r[] = {img0_.range(), img1_.range(), block0_->input().range()};
     prep_quarter_set_ = d.allocate(*prep_quarter_, r);
+  }
+  if (field_init_) {
+    const BufferRange r[] = {block0_->output().range(), field_.range()};
+    field_init_set_ = d.allocate(*field_init_, r);
   }
   if (refine_) {
     {
@@ -254,6 +277,7 @@ void GraphRuntime::record_pair(CommandBuffer& cmd, bool deep, bool from_upload, 
                  {std::uint32_t(padded_w_ / 4), std::uint32_t(padded_h_ / 4), 1});
     cmd.mark("prep_quarter");
     block0_->record_head(cmd);
+    if (large_motion_) large_motion_->record_head(cmd, 0.0f);
   }
 }
 
@@ -264,8 +288,16 @@ void GraphRuntime::record_mid(CommandBuffer& cmd, int slot, float t, bool deep,
     cmd.dispatch(*prep_quarter_, prep_quarter_set_, PrepQuarterPush{t}, {qw, qh, 1});
     cmd.mark("prep_quarter");
     block0_->record_head(cmd);
+    if (large_motion_) large_motion_->record_head(cmd, t);
   }
   block0_->record_tail(cmd, slot);
+  if (large_motion_) {
+    large_motion_->record_choice(cmd, slot);
+  } else if (field_init_) {
+    cmd.dispatch(*field_init_, field_init_set_,
+                 {std::uint32_t(padded_w_), std::uint32_t(padded_h_), 1});
+    cmd.mark("flow_field");
+  }
   if (refinement_) refinement_->record(cmd, slot, t);
   if (refine_) {
     cmd.dispatch(*refine_prep_, refine_prep_set_, {qw, qh, 1});
@@ -284,6 +316,7 @@ void GraphRuntime::record_mid(CommandBuffer& cmd, int slot, float t, bool deep,
 
 void GraphRuntime::write_film_params(int slot, float t) {
   block0_->write_film(model_, slot, t);
+  if (large_motion_) large_motion_->write_film(model_, slot, t);
   if (refinement_) refinement_->write_film(model_, slot, t);
 }
 
@@ -438,13 +471,17 @@ void GraphRuntime::wait(std::uint64_t ticket) {
 
 std::string GraphRuntime::describe() const {
   const DeviceCaps& caps = context_->caps();
-  const auto choices = trunk_choices();
+  const auto blocks = flow_blocks();
   std::string text = "vulkan (" + caps.name + ", " + caps.driver + ", " + storage_name(storage_) +
-                     " storage / f32 arithmetic, trunk conv " + choices[0].text() + " [" +
-                     trunk_sources_[0] + "]";
-  for (std::size_t k = 1; k < choices.size(); ++k)
-    text += ", " + refinement_->blocks()[k - 1]->layout().name + " trunk conv " +
-            choices[k].text() + " [" + trunk_sources_[k] + "]";
+                     " storage / f32 arithmetic, trunk conv " + blocks[0]->trunk_choice().text() +
+                     " [" + trunk_sources_[0] + "]";
+  for (std::size_t k = 1; k < blocks.size(); ++k) {
+    const FlowBlock::Layout& layout = blocks[k]->layout();
+    const std::string name = layout.label == "half." ? "large-motion pass (block0 at 1/8)"
+                                                     : layout.name;
+    text += ", " + name + " trunk conv " + blocks[k]->trunk_choice().text() + " [" +
+            trunk_sources_[k] + "]";
+  }
   return text + ")";
 }
 

@@ -19,6 +19,7 @@
 #include "backends/vulkan/conv_layer.hpp"
 #include "backends/vulkan/flow_block.hpp"
 #include "backends/vulkan/kernels.hpp"
+#include "backends/vulkan/large_motion.hpp"
 #include "backends/vulkan/pipelines.hpp"
 #include "backends/vulkan/refinement.hpp"
 #include "backends/vulkan/tune_cache.hpp"
@@ -48,7 +49,8 @@ class GraphRuntime final : public VulkanRuntime {
   void wait(std::uint64_t ticket) override;
 
   Storage storage() const noexcept { return storage_; }
-  // The trunk conv of block0, and of every block (block0 first).
+  // The trunk conv of block0, and of every block (block0, the refinement blocks, then block0
+  // at 1/8 of the large-motion pass).
   const ConvChoice& trunk_choice() const noexcept { return block0_->trunk_choice(); }
   std::vector<ConvChoice> trunk_choices() const;
 
@@ -62,9 +64,13 @@ class GraphRuntime final : public VulkanRuntime {
   void build_descriptor_sets();
   const Pipeline& prep_full(bool deep);
   const Pipeline& flow_out(bool deep);
-  // Where refine_prep and flow_out read the flow: block0's output, or the refined field.
+  // The flow blocks in trunk_choices()'s order.
+  std::vector<const FlowBlock*> flow_blocks() const;
+  // Where refine_prep and flow_out read the flow: block0's output, or the full-resolution
+  // field (refinement blocks, the large-motion pass).
+  bool has_field() const noexcept { return refinement_ || large_motion_; }
   const Buffer& flow_field() const;
-  int flow_factor() const noexcept { return refinement_ ? 1 : 8; }
+  int flow_factor() const noexcept { return has_field() ? 1 : 8; }
   std::array<BufferRange, 5> flow_out_ranges(BufferRange output) const;
   CommandBuffer& acquire();
   void record_pair(CommandBuffer& cmd, bool deep, bool from_upload, int slot);
@@ -95,7 +101,11 @@ class GraphRuntime final : public VulkanRuntime {
   WeightArena weights_;
 
   std::unique_ptr<FlowBlock> block0_;
-  std::unique_ptr<RefinementChain> refinement_;  // null without refinement blocks
+  std::unique_ptr<LargeMotionPass> large_motion_;  // null unless RuntimeOptions::large_motion
+  std::unique_ptr<RefinementChain> refinement_;   // null without refinement blocks
+  Buffer field_;                                  // the full-resolution flow (has_field())
+  std::unique_ptr<Pipeline> field_init_;  // block0's output into the field, without the pass
+  VkDescriptorSet field_init_set_ = VK_NULL_HANDLE;
   std::vector<ConvLayer> refine_convs_;
   std::unique_ptr<Pipeline> refine_c0_pipeline_, refine_c_pipeline_;
   std::size_t refine_out_weight_ = 0, refine_out_bias_ = 0;

@@ -32,12 +32,16 @@ double nmse(const std::vector<float>& got, const std::vector<float>& want) {
 ConvChoice default_trunk_choice() { return {ConvKind::rb, 8, 8, 24}; }
 
 std::vector<TrunkProblem> trunk_problems(const ModelShape& shape, int w, int h) {
-  const int padded_w = (w + 15) / 16 * 16, padded_h = (h + 15) / 16 * 16;
-  std::vector<TrunkProblem> problems = {{shape.c2, padded_w / 16, padded_h / 16}};
-  for (const RefinementBlock& b : shape.blocks) {
-    const TrunkProblem p{b.c2, padded_w / (4 * b.scale), padded_h / (4 * b.scale)};
+  std::vector<TrunkProblem> problems;
+  auto add = [&](const TrunkProblem& p) {
     if (std::find(problems.begin(), problems.end(), p) == problems.end()) problems.push_back(p);
-  }
+  };
+  const int pw = (w + 15) / 16 * 16, ph = (h + 15) / 16 * 16;
+  add({shape.c2, pw / 16, ph / 16});
+  for (const RefinementBlock& b : shape.blocks)
+    add({b.c2, pw / (4 * b.scale), ph / (4 * b.scale)});
+  // the large-motion pass: block0 at 1/8 of the frames padded to 32
+  add({shape.c2, (w + 31) / 32, (h + 31) / 32});
   return problems;
 }
 

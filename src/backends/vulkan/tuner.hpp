@@ -54,7 +54,8 @@ struct TrunkProblem {
 };
 // The distinct trunk problems of a model for w x h frames, each of which a runtime looks up
 // in the cache: block0's (plane = padded size / 16) and every refinement block's (padded size
-// / (4 x its scale)). Tuning a model means tuning each of them.
+// / (4 x its scale)), and the large-motion pass's block0 at 1/8 (the size padded to 32, / 32).
+// Tuning a model means tuning each of them.
 std::vector<TrunkProblem> trunk_problems(const ModelShape& shape, int w, int h);
 
 }  // namespace framecast::vulkan

@@ -1,16 +1,18 @@
 #version 450
-// Quarter-resolution network input [CH, QH, QW] of the padded grid: bilinear
-// (align_corners=false) from the real-size planes, whose clamped taps are exactly the
-// edge-replicated padding; the 7th channel of classic models is the constant t.
+// Block0's input [CH, QH, QW] at 1 / SCALE of the padded grid (4: the seed's quarter
+// resolution; 8: the large-motion pass): bilinear (align_corners=false) from the real-size
+// planes, whose clamped taps are exactly the edge-replicated padding; the 7th channel of
+// classic models is the constant t.
 #include "common.glsl"
 #include "bilinear.glsl"
 
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(constant_id = 0) const int W = 1;  // real frame size
 layout(constant_id = 1) const int H = 1;
-layout(constant_id = 2) const int QW = 1;  // padded size / 4
+layout(constant_id = 2) const int QW = 1;  // padded size / SCALE
 layout(constant_id = 3) const int QH = 1;
 layout(constant_id = 4) const int CH = 7;
+layout(constant_id = 5) const int SCALE = 4;
 
 layout(std430, binding = 0) readonly buffer Img0 { float img0[]; };
 layout(std430, binding = 1) readonly buffer Img1 { float img1[]; };
@@ -25,8 +27,8 @@ DEFINE_BILINEAR(sample1, READ_IMG1)
 void main() {
   int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
   if (x >= QW || y >= QH) return;
-  float sx = (float(x) + 0.5) * 4.0 - 0.5;
-  float sy = (float(y) + 0.5) * 4.0 - 0.5;
+  float sx = (float(x) + 0.5) * float(SCALE) - 0.5;
+  float sy = (float(y) + 0.5) * float(SCALE) - 0.5;
   int o = y * QW + x, plane = QW * QH;
   [[unroll]] for (int c = 0; c < 3; ++c) {
     xq[c * plane + o] = SFLOAT(sample0(c * W * H, W, H, sx, sy));
