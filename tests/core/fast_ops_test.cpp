@@ -85,8 +85,12 @@ TEST(FastOps, UpsampleFlowAndResidualMatchReference) {
   for (auto [w, h] : kSizes) {
     SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
     const Scene s = scene(w, h);
-    for (int factor : {8, 4, 2}) {  // block0's output (x8), refinement blocks' (x 2 * scale)
-      const Planes coarse = flow_field(s.pw / factor, s.ph / factor, 0.4f, 11);
+    // block0's output (x8), refinement blocks' (x 2 * scale), the large-motion pass's 1/8
+    // output (x16), computed on the frames padded to 32: it may cover more than the grid
+    for (int factor : {16, 8, 4, 2}) {
+      const int cw = factor == 16 ? (w + 31) / 32 * 2 : s.pw / factor;
+      const int ch = factor == 16 ? (h + 31) / 32 * 2 : s.ph / factor;
+      const Planes coarse = flow_field(cw, ch, 0.4f, 11);
       Planes a, b;
       fast::upsample_flow(coarse, s.pw, s.ph, float(factor), a);
       upsample_flow(coarse, s.pw, s.ph, float(factor), b);
@@ -119,12 +123,31 @@ TEST(FastOps, RefinePrepMatchesReference) {
     SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
     const Scene s = scene(w, h);
     const Planes coarse = flow_field(s.pw / 8, s.ph / 8, 0.4f, 31);
+    const Planes coarse16 = flow_field((w + 31) / 32 * 2, (h + 31) / 32 * 2, 0.3f, 33);
     const Planes full = flow_field(s.pw, s.ph, 3.0f, 32);
-    for (const FlowField& flow : {FlowField(coarse), FlowField(full, 1)}) {
+    for (const FlowField& flow : {FlowField(coarse), FlowField(coarse16, 16), FlowField(full, 1)}) {
       Planes a, b;
       fast::refine_prep(flow, s.imgs, a);
       refine_prep(flow, s.imgs, b);
       expect_close(a, b, "refine_prep, field factor " + std::to_string(flow.factor));
+    }
+  }
+}
+
+// The large-motion pass's sums: the same warps, summed in double row by row.
+TEST(FastOps, WarpDisagreementMatchesReference) {
+  for (auto [w, h] : kSizes) {
+    SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+    const Scene s = scene(w, h);
+    const int pw32 = (w + 31) / 32 * 32, ph32 = (h + 31) / 32 * 32;
+    const Planes coarse8 = flow_field(s.pw / 8, s.ph / 8, 0.4f, 41);
+    const Planes coarse16 = flow_field(pw32 / 16, ph32 / 16, 0.3f, 42);  // covers more
+    const Planes full = flow_field(s.pw, s.ph, 3.0f, 43);
+    for (const FlowField& flow : {FlowField(coarse8), FlowField(coarse16, 16), FlowField(full, 1)}) {
+      const double want = warp_disagreement(flow, s.imgs);
+      EXPECT_GT(want, 0.0);
+      EXPECT_NEAR(fast::warp_disagreement(flow, s.imgs), want, 1e-6 * want)
+          << "field factor " << flow.factor;
     }
   }
 }

@@ -33,17 +33,20 @@ struct PixelPasses {
   decltype(&cpu::upsample_flow) upsample_flow;
   decltype(&cpu::add_flow_residual) add_flow_residual;
   decltype(&cpu::refinement_input) refinement_input;
+  decltype(&cpu::warp_disagreement) warp_disagreement;
   decltype(&cpu::refine_prep) refine_prep;
   decltype(&cpu::refine_out) refine_out;
   decltype(&cpu::flow_out) flow_out;
 };
 
 constexpr PixelPasses kReferencePasses{
-    &cpu::frames_to_planes, &cpu::upsample_flow, &cpu::add_flow_residual, &cpu::refinement_input,
-    &cpu::refine_prep,      &cpu::refine_out,    &cpu::flow_out};
+    &cpu::frames_to_planes, &cpu::upsample_flow,    &cpu::add_flow_residual,
+    &cpu::refinement_input, &cpu::warp_disagreement, &cpu::refine_prep,
+    &cpu::refine_out,       &cpu::flow_out};
 constexpr PixelPasses kFastPasses{
-    &fast::frames_to_planes, &fast::upsample_flow, &fast::add_flow_residual, &fast::refinement_input,
-    &fast::refine_prep,      &fast::refine_out,    &fast::flow_out};
+    &fast::frames_to_planes, &fast::upsample_flow,    &fast::add_flow_residual,
+    &fast::refinement_input, &fast::warp_disagreement, &fast::refine_prep,
+    &fast::refine_out,       &fast::flow_out};
 
 const PixelPasses& passes(CpuPath path) {
   return path == CpuPath::fast ? kFastPasses : kReferencePasses;
@@ -153,9 +156,10 @@ FlowField CpuRuntime::block0_flow(float t) {
   block0_tail(*nets_[0], 4, t, "");
   if (!half_net_) return FlowField(tmp8_, 8);
   block0_tail(*half_net_, 8, t, "half.");
+  const PixelPasses& ops = passes(path_);
   stage("scale_choice", [&] {
-    half_chosen_ = warp_disagreement(FlowField(tmp16_, 16), imgs_) <
-                   warp_disagreement(FlowField(tmp8_, 8), imgs_);
+    half_chosen_ = ops.warp_disagreement(FlowField(tmp16_, 16), imgs_) <
+                   ops.warp_disagreement(FlowField(tmp8_, 8), imgs_);
   });
   return half_chosen_ ? FlowField(tmp16_, 16) : FlowField(tmp8_, 8);
 }

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
+#include <cmath>
 #include <cstdint>
+#include <numeric>
+#include <optional>
 #include <vector>
 
 #include "backends/cpu/pixel_math.hpp"
@@ -324,9 +326,9 @@ void upsample_flow(const Planes& coarse, int width, int height, float factor, Pl
       });
 }
 
-void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field) {
+void add_flow_residual(const Planes& coarse, float factor, Planes& field) {
   const int w = field.width, h = field.height;
-  const float rx = float(coarse.width) / float(w), ry = float(coarse.height) / float(h);
+  const float rx = 1.0f / factor, ry = rx;  // a power of two: exact
   struct State {
     RowResampler up;
     Rows rows;
@@ -336,7 +338,7 @@ void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field) {
       [&](State& s, int y) {
         s.up.row(y, plane_rows(coarse), s.rows.pointers.data());
         for (int c = 0; c < coarse.channels; ++c) {
-          const float scale = c < 4 ? flow_scale : 1.0f;  // x * 1 is exact: the mask as it is
+          const float scale = c < 4 ? factor : 1.0f;  // x * 1 is exact: the mask as it is
           const float* r = s.rows.row(c);
           float* f = field.row(c, y);
           for (int x = 0; x < w; ++x) f[x] += r[x] * scale;
@@ -478,6 +480,31 @@ void refine_out(const Planes& src, const Model& model, Planes& residual) {
       for (int x = 0; x < w; ++x) out[x] = 2.0f * pixel::sigmoid(out[x]) - 1.0f;
     }
   }
+}
+
+double warp_disagreement(const FlowField& flow, const Planes& imgs) {
+  const int w = imgs.width, h = imgs.height;
+  const std::vector<float> xs = column_coordinates(w);
+  std::vector<double> rows(std::size_t(h), 0.0);  // added up in order: the same sum every run
+  struct State {
+    FlowRows flows;
+    RowTaps taps;
+    Rows frames;  // frame0 warped (BGR), then frame1 warped
+  };
+  parallel_rows(
+      h, [&] { return State{{flow, w}, RowTaps(w), {6, w}}; },
+      [&](State& s, int y) {
+        s.flows.row(y);
+        float* const* bgr = s.frames.pointers.data();
+        warp_row(imgs, 0, y, w, xs.data(), s.flows.channel(0), s.flows.channel(1), s.taps, bgr);
+        warp_row(imgs, 3, y, w, xs.data(), s.flows.channel(2), s.flows.channel(3), s.taps,
+                 bgr + 3);
+        double sum = 0.0;
+        for (int x = 0; x < w; ++x)
+          for (int c = 0; c < 3; ++c) sum += double(std::abs(bgr[c][x] - bgr[3 + c][x]));
+        rows[std::size_t(y)] = sum;
+      });
+  return std::accumulate(rows.begin(), rows.end(), 0.0);
 }
 
 void flow_out(const FlowField& flow, const Planes& imgs, const Planes* refine_residual,

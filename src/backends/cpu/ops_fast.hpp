@@ -13,9 +13,10 @@ namespace framecast::cpu::fast {
 void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs);
 
 void upsample_flow(const Planes& coarse, int width, int height, float factor, Planes& field);
-void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field);
+void add_flow_residual(const Planes& coarse, float factor, Planes& field);
 void refinement_input(const Planes& imgs, const Planes& field, bool with_t, float t, int scale,
                       Planes& input);
+double warp_disagreement(const FlowField& flow, const Planes& imgs);
 void refine_prep(const FlowField& flow, const Planes& imgs, Planes& rin);
 void refine_out(const Planes& src, const Model& model, Planes& residual);
 void flow_out(const FlowField& flow, const Planes& imgs, const Planes* refine_residual,

@@ -195,9 +195,9 @@ void upsample_flow(const Planes& coarse, int width, int height, float factor, Pl
   }
 }
 
-void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field) {
+void add_flow_residual(const Planes& coarse, float factor, Planes& field) {
   Planes up;
-  upsample_flow(coarse, field.width, field.height, flow_scale, up);
+  upsample_flow(coarse, field.width, field.height, factor, up);
   add_in_place(field, up);
 }
 

@@ -66,8 +66,8 @@ void resize_bilinear(const Planes& src, int width, int height, Planes& dst);
 // onto width x height, which it may cover beyond (the large-motion pass's 1/8 output), flows
 // multiplied by `factor`, mask logits as they are.
 void upsample_flow(const Planes& coarse, int width, int height, float factor, Planes& field);
-// field += upsample_flow(coarse): a refinement block's residual.
-void add_flow_residual(const Planes& coarse, float flow_scale, Planes& field);
+// field += the coarse output upsampled by `factor` onto it: a refinement block's residual.
+void add_flow_residual(const Planes& coarse, float factor, Planes& field);
 
 // A refinement block's input at 1/scale of the padded grid: both frames, both frames warped
 // by the field's flows, t (when `with_t`), the mask logits, and the flows divided by scale.
