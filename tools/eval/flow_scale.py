@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""A study of a graph change the runtime does not have yet: block0 at half scale for large
-motion (RIFE's --scale), chosen per pair by how well the frames agree once warped.
+"""A study of block0 at half scale for large motion (RIFE's --scale), chosen per pair by how
+well the frames agree once warped. Its "block0 rule" is now the runtime's large-motion pass
+(RuntimeOptions::large_motion, --large-motion); the study stays to compare it with the rule on
+the final flow and with the oracle.
 
     /usr/bin/python3 tools/eval/flow_scale.py --model assets/models/framecast-quality.safetensors \\
         ../shared/data/val/davis /tmp/pans/pan-064 /tmp/pans/pan-096
@@ -27,7 +29,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
 from eval import psnr, read_rgb, triplets  # noqa: E402
 from framecast_model import load_model  # noqa: E402
-from framecast_model.graph import warp  # noqa: E402
+from framecast_model.graph import warp_disagreement  # noqa: E402
 
 
 def tensor(path):
@@ -35,8 +37,9 @@ def tensor(path):
 
 
 def disagreement(img0, img1, flow):
-    """Mean |frame0 warped - frame1 warped| under the backward flows [1, 4, H, W]."""
-    return (warp(img0, flow[:, 0:2]) - warp(img1, flow[:, 2:4])).abs().mean().item()
+    """The runtime's large-motion measure of backward flows [1, 4, H, W] on the whole frame."""
+    h, w = img0.shape[-2:]
+    return warp_disagreement(img0, img1, flow, h, w).item()
 
 
 def as_rgb8(pred):
