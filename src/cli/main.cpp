@@ -25,6 +25,10 @@ int main(int argc, char** argv) {
   CLI::App app{"Framecast: synthesizes the frames between video frames with a learned optical-flow network."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "framecast 0.1.0");
+  // Usage errors, like every other error, are one line (CLI11 adds a second by default).
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "framecast: error: " + std::string(e.what()) + " (see --help)\n";
+  });
   framecast::cli::add_pair_command(app);
   framecast::cli::add_info_command(app);
   framecast::cli::add_bench_command(app);

@@ -79,6 +79,8 @@ TEST_F(PairCli, ErrorsAreOneLineAndLeaveNothing) {
   expect_failure(pair("--precision f8" + out), "unknown precision");
   expect_failure(pair("--ensemble 3" + out), "ensemble of 3 passes");
   expect_failure(pair("--large-motion maybe" + out), "--large-motion");
+  expect_failure(pair("--no-such-option" + out), "--no-such-option");  // a usage error
+  expect_failure(pair("--ensemble two" + out), "--ensemble");
   expect_failure(pair("-o " + (dir / "missing-folder" / "mid.png").string()), "does not exist");
 }
 
