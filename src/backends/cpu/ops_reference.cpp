@@ -33,6 +33,21 @@ inline FlowSample sample_flow(const FlowField& field, int x, int y) {
   return {up(0) * f, up(1) * f, up(2) * f, up(3) * f, sigmoid(up(4))};
 }
 
+// Bilinear resampling onto width x height with source coordinates (dst + 0.5) * r - 0.5 and
+// taps clamped to src's border: resize_bilinear's and upsample_flow's loop.
+void resample(const Planes& src, int width, int height, float rx, float ry, Planes& dst) {
+  dst = Planes(src.channels, height, width);
+#pragma omp parallel for
+  for (int y = 0; y < height; ++y) {
+    const float sy = (float(y) + 0.5f) * ry - 0.5f;
+    for (int x = 0; x < width; ++x) {
+      const float sx = (float(x) + 0.5f) * rx - 0.5f;
+      for (int c = 0; c < src.channels; ++c)
+        dst.at(c, y, x) = bilinear(src.plane(c), src.width, src.height, sx, sy);
+    }
+  }
+}
+
 }  // namespace
 
 void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs) {
@@ -167,32 +182,14 @@ void add_in_place(Planes& dst, const Planes& src) {
 }
 
 void resize_bilinear(const Planes& src, int width, int height, Planes& dst) {
-  dst = Planes(src.channels, height, width);
-  const float rx = float(src.width) / float(width), ry = float(src.height) / float(height);
-#pragma omp parallel for
-  for (int y = 0; y < height; ++y) {
-    const float sy = (float(y) + 0.5f) * ry - 0.5f;
-    for (int x = 0; x < width; ++x) {
-      const float sx = (float(x) + 0.5f) * rx - 0.5f;
-      for (int c = 0; c < src.channels; ++c)
-        dst.at(c, y, x) = bilinear(src.plane(c), src.width, src.height, sx, sy);
-    }
-  }
+  resample(src, width, height, float(src.width) / float(width), float(src.height) / float(height),
+           dst);
 }
 
 void upsample_flow(const Planes& coarse, int width, int height, float factor, Planes& field) {
-  field = Planes(coarse.channels, height, width);
-#pragma omp parallel for
-  for (int y = 0; y < height; ++y) {
-    const float sy = (float(y) + 0.5f) / factor - 0.5f;
-    for (int x = 0; x < width; ++x) {
-      const float sx = (float(x) + 0.5f) / factor - 0.5f;
-      for (int c = 0; c < coarse.channels; ++c) {
-        const float v = bilinear(coarse.plane(c), coarse.width, coarse.height, sx, sy);
-        field.at(c, y, x) = c < 4 ? v * factor : v;
-      }
-    }
-  }
+  resample(coarse, width, height, 1.0f / factor, 1.0f / factor, field);  // a power of two: exact
+  for (int c = 0; c < 4; ++c)
+    for (std::size_t i = 0; i < field.plane_size(); ++i) field.plane(c)[i] *= factor;
 }
 
 void add_flow_residual(const Planes& coarse, float factor, Planes& field) {

@@ -476,9 +476,8 @@ std::string GraphRuntime::describe() const {
                      " storage / f32 arithmetic, trunk conv " + blocks[0]->trunk_choice().text() +
                      " [" + trunk_sources_[0] + "]";
   for (std::size_t k = 1; k < blocks.size(); ++k) {
-    const FlowBlock::Layout& layout = blocks[k]->layout();
-    const std::string name = layout.label == "half." ? "large-motion pass (block0 at 1/8)"
-                                                     : layout.name;
+    const bool half = large_motion_ && blocks[k] == &large_motion_->block();
+    const std::string name = half ? "large-motion pass (block0 at 1/8)" : blocks[k]->layout().name;
     text += ", " + name + " trunk conv " + blocks[k]->trunk_choice().text() + " [" +
             trunk_sources_[k] + "]";
   }
