@@ -81,6 +81,7 @@ void CommandBuffer::barrier(VkPipelineStageFlags src, VkAccessFlags src_access,
 
 void CommandBuffer::begin(bool profile) {
   profile_ = profile && queries_;
+  together_ = false;  // a recording abandoned by an exception may have left it set
   used_ = 0;
   stages_.clear();
   check(vkResetCommandBuffer(buffer_, 0), "vkResetCommandBuffer");
@@ -151,9 +152,28 @@ void CommandBuffer::record_dispatch(const Pipeline& pipeline, VkDescriptorSet se
     vkCmdPushConstants(buffer_, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                        pipeline.push_bytes(), push);
   vkCmdDispatch(buffer_, groups.x, groups.y, groups.z);
+  if (together_)
+    barrier_owed_ = true;
+  else
+    dispatch_barrier();
+}
+
+void CommandBuffer::dispatch_barrier() {
   barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+}
+
+void CommandBuffer::together(const std::function<void()>& work) {
+  if (profile_ || together_) {
+    work();
+    return;
+  }
+  together_ = true;
+  barrier_owed_ = false;
+  work();
+  together_ = false;
+  if (barrier_owed_) dispatch_barrier();
 }
 
 void CommandBuffer::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset,

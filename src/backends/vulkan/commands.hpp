@@ -2,7 +2,7 @@
 // submission, and command buffers that carry their own timestamp queries (device-side time
 // of the whole buffer always, per stage when profiling). Every dispatch goes through one
 // helper that derives the group counts, checks them and the push constants against the
-// device, and puts a barrier after it.
+// device, and puts a barrier after it (or after a group of independent dispatches).
 #pragma once
 
 #include <cstdint>
@@ -99,6 +99,11 @@ class CommandBuffer {
             VkDeviceSize dst_offset = 0);
   // Marks the end of a stage named `stage` (a timestamp when profiling, else nothing).
   void mark(const std::string& stage);
+  // The dispatches `work` records get one barrier after all of them instead of one each, so
+  // the GPU may run them at once: they must not read what another of them writes. A small
+  // plane's conv then fills the GPU beside a large one's. When profiling they stay one after
+  // the other, so that each stage's time is its own.
+  void together(const std::function<void()>& work);
 
   VkCommandBuffer handle() const noexcept { return buffer_; }
   std::uint64_t& signal_value() noexcept { return signal_value_; }
@@ -114,6 +119,7 @@ class CommandBuffer {
                        Extent3 groups);
   void barrier(VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
                VkAccessFlags dst_access);
+  void dispatch_barrier();  // what a dispatch writes, visible to every later read or write
   std::vector<std::uint64_t> timestamps() const;
 
   std::shared_ptr<const Context> context_;
@@ -123,6 +129,8 @@ class CommandBuffer {
   std::uint32_t capacity_;
   std::uint32_t used_ = 0;
   bool profile_ = false;
+  bool together_ = false;  // inside together(): dispatches leave their barrier to its end
+  bool barrier_owed_ = false;
   std::vector<std::string> stages_;
   std::uint64_t signal_value_ = 0;
 };

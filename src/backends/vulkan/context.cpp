@@ -251,10 +251,22 @@ Instance::Instance() {
   messenger.pfnUserCallback = on_validation_message;
   auto info = make_struct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
   info.pApplicationInfo = &app;
+  // Synchronization validation too: it finds a missing barrier on any driver, even on one
+  // (lavapipe) that runs dispatches one at a time and so never shows the race.
+  const VkValidationFeatureEnableEXT sync =
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  auto features =
+      make_struct<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = &sync;
   if (validate) {
     layers.push_back(validation_layer);
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     info.pNext = &messenger;  // also reports errors of vkCreateInstance itself
+    if (has_instance_extension(validation_layer, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
+      extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+      messenger.pNext = &features;
+    }
   }
   info.enabledLayerCount = std::uint32_t(layers.size());
   info.ppEnabledLayerNames = layers.data();

@@ -19,7 +19,8 @@ void check(VkResult result, const char* what);
 const char* result_name(VkResult result);
 
 // Validation: VK_LAYER_KHRONOS_validation is enabled on new instances when
-// FRAMECAST_VULKAN_VALIDATION=1 is set or after set_validation(true), if the layer exists.
+// FRAMECAST_VULKAN_VALIDATION=1 is set or after set_validation(true), if the layer exists,
+// with its synchronization checks.
 // Every validation error goes to the handler (tests turn it into a failure).
 void set_validation(bool enabled);
 void set_validation_handler(std::function<void(const std::string&)> handler);

@@ -1,6 +1,7 @@
 #include "backends/vulkan/flow_block.hpp"
 
 #include "backends/cpu/ops_reference.hpp"
+#include "framecast/error.hpp"
 
 namespace framecast::vulkan {
 
@@ -81,17 +82,36 @@ void FlowBlock::build(const std::shared_ptr<const Context>& context, const Weigh
   }
 }
 
-void FlowBlock::record_head(CommandBuffer& cmd) const {
-  for (const auto& call : head_) record(cmd, call);
+template <typename Step>
+void FlowBlock::side_by_side(CommandBuffer& cmd, const FlowBlock* beside, const Step& step) const {
+  if (beside && (beside->film_ != film_ || beside->head_.size() != head_.size()))
+    throw Error(ErrorKind::internal, layout_.name + " recorded beside a block of another shape");
+  cmd.together([&] {
+    step(*this);
+    if (beside) step(*beside);
+  });
 }
 
-void FlowBlock::record_tail(CommandBuffer& cmd, int slot) const {
-  if (film_) {
-    cmd.dispatch_linear(*film_pipeline_, film_set_, FilmPush{slot},
-                        std::uint64_t(layout_.c2) * plane_w() * plane_h());
-    cmd.mark(layout_.label + "film");
-  }
-  for (const auto& call : tail_) record(cmd, call);
+void FlowBlock::record_head(CommandBuffer& cmd, const FlowBlock* beside) const {
+  for (std::size_t i = 0; i < head_.size(); ++i)
+    side_by_side(cmd, beside, [&](const FlowBlock& b) { record(cmd, b.head_[i]); });
+}
+
+void FlowBlock::record_tail(CommandBuffer& cmd, int slot, const FlowBlock* beside) const {
+  side_by_side(cmd, beside, [&](const FlowBlock& b) { b.record_film(cmd, slot); });
+  for (std::size_t i = 0; i < tail_.size(); ++i)
+    side_by_side(cmd, beside, [&](const FlowBlock& b) { record(cmd, b.tail_[i]); });
+  side_by_side(cmd, beside, [&](const FlowBlock& b) { b.record_deconv(cmd); });
+}
+
+void FlowBlock::record_film(CommandBuffer& cmd, int slot) const {
+  if (!film_) return;
+  cmd.dispatch_linear(*film_pipeline_, film_set_, FilmPush{slot},
+                      std::uint64_t(layout_.c2) * plane_w() * plane_h());
+  cmd.mark(layout_.label + "film");
+}
+
+void FlowBlock::record_deconv(CommandBuffer& cmd) const {
   cmd.dispatch(*deconv_pipeline_, deconv_set_,
                {std::uint32_t(output_w()), std::uint32_t(output_h()), 1});
   cmd.mark(layout_.label + "deconv");

@@ -38,10 +38,12 @@ class FlowBlock {
   void build(const std::shared_ptr<const Context>& context, const WeightArena& weights,
              DescriptorPool& sets, int slots);
 
-  // The encoder and convblocks 0-5 (t-free when the block's t enters through FiLM).
-  void record_head(CommandBuffer& cmd) const;
+  // The encoder and convblocks 0-5 (t-free when the block's t enters through FiLM). With
+  // `beside`, a block of the same structure on its own buffers (block0 at 1/4 and at 1/8), the
+  // two blocks' steps are recorded pairwise together() so that the GPU can overlap them.
+  void record_head(CommandBuffer& cmd, const FlowBlock* beside = nullptr) const;
   // FiLM from parameter slot `slot` (when the block has one), convblocks 6-7, the deconv.
-  void record_tail(CommandBuffer& cmd, int slot) const;
+  void record_tail(CommandBuffer& cmd, int slot, const FlowBlock* beside = nullptr) const;
   // The FiLM MLP at t (run on the host: it is tiny) into slot `slot`, which no pending work
   // may still read. Nothing for blocks without FiLM.
   void write_film(const Model& model, int slot, float t);
@@ -56,6 +58,11 @@ class FlowBlock {
  private:
   int plane_w() const noexcept { return layout_.in_w / 4; }  // the trunk's plane
   int plane_h() const noexcept { return layout_.in_h / 4; }
+  void record_film(CommandBuffer& cmd, int slot) const;
+  void record_deconv(CommandBuffer& cmd) const;
+  // `step` for this block and, in the same together(), for `beside`.
+  template <typename Step>
+  void side_by_side(CommandBuffer& cmd, const FlowBlock* beside, const Step& step) const;
 
   Layout layout_;
   Storage storage_;

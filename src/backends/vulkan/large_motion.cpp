@@ -68,19 +68,19 @@ void LargeMotionPass::build(const std::shared_ptr<const Context>& context,
   }
 }
 
-void LargeMotionPass::record_head(CommandBuffer& cmd, float t) const {
+void LargeMotionPass::record_prep(CommandBuffer& cmd, float t) const {
   const FlowBlock::Layout& layout = block_.layout();
   cmd.dispatch(*prep_, prep_set_, PrepQuarterPush{t},
                {std::uint32_t(layout.in_w), std::uint32_t(layout.in_h), 1});
   cmd.mark("half.prep_quarter");
-  block_.record_head(cmd);
 }
 
-void LargeMotionPass::record_choice(CommandBuffer& cmd, int slot) const {
-  block_.record_tail(cmd, slot);
+void LargeMotionPass::record_choice(CommandBuffer& cmd) const {
   const Extent3 frame{std::uint32_t(width_), std::uint32_t(height_), 1};
-  cmd.dispatch(*disagreement4_, disagreement4_set_, frame);
-  cmd.dispatch(*disagreement8_, disagreement8_set_, frame);
+  cmd.together([&] {  // each writes its own half of the sums
+    cmd.dispatch(*disagreement4_, disagreement4_set_, frame);
+    cmd.dispatch(*disagreement8_, disagreement8_set_, frame);
+  });
   cmd.dispatch(*choose_scale_, choose_scale_set_, {1, 1, 1});
   cmd.mark("scale_choice");
   cmd.dispatch(*field_, field_set_, {std::uint32_t(padded_w_), std::uint32_t(padded_h_), 1});

@@ -34,11 +34,12 @@ class LargeMotionPass {
              DescriptorPool& sets, int slots, int padded_w, int padded_h, const Buffer& coarse4,
              const Buffer& img0, const Buffer& img1, const Buffer& field);
 
-  // The 1/8 block's input (with t for classic models) and its head (t-free with FiLM).
-  void record_head(CommandBuffer& cmd, float t) const;
-  // Its tail, the two disagreements, the choice and the field. Block0's tail at 1/4 must
-  // have been recorded before.
-  void record_choice(CommandBuffer& cmd, int slot) const;
+  // The 1/8 block's input (with t for classic models). The runtime records the block's head
+  // and tail beside block0's at 1/4 (FlowBlock::record_head, record_tail), since they share
+  // nothing but the frames and the 1/8 plane alone does not fill a large GPU.
+  void record_prep(CommandBuffer& cmd, float t) const;
+  // The two disagreements, the choice and the field, after both blocks' tails.
+  void record_choice(CommandBuffer& cmd) const;
   void write_film(const Model& model, int slot, float t);
 
   const FlowBlock& block() const noexcept { return block_; }

@@ -272,27 +272,30 @@ void GraphRuntime::record_pair(CommandBuffer& cmd, bool deep, bool from_upload, 
   cmd.dispatch_linear(prep_full(deep), from_upload ? prep_full_set_ : prep_full_gpu_set_,
                       std::uint64_t(width()) * height(), 2);
   cmd.mark("prep");
-  if (film_) {  // block0's whole t-free trunk, once per pair
-    cmd.dispatch(*prep_quarter_, prep_quarter_set_, PrepQuarterPush{0.0f},
+  if (film_) record_block0_head(cmd, 0.0f);  // block0's whole t-free trunk, once per pair
+}
+
+const FlowBlock* GraphRuntime::block0_beside() const {
+  return large_motion_ ? &large_motion_->block() : nullptr;
+}
+
+void GraphRuntime::record_block0_head(CommandBuffer& cmd, float t) {
+  cmd.together([&] {
+    cmd.dispatch(*prep_quarter_, prep_quarter_set_, PrepQuarterPush{t},
                  {std::uint32_t(padded_w_ / 4), std::uint32_t(padded_h_ / 4), 1});
     cmd.mark("prep_quarter");
-    block0_->record_head(cmd);
-    if (large_motion_) large_motion_->record_head(cmd, 0.0f);
-  }
+    if (large_motion_) large_motion_->record_prep(cmd, t);
+  });
+  block0_->record_head(cmd, block0_beside());
 }
 
 void GraphRuntime::record_mid(CommandBuffer& cmd, int slot, float t, bool deep,
                               VkDescriptorSet flow_set, const Buffer* readback) {
   const std::uint32_t qw = std::uint32_t(padded_w_ / 4), qh = std::uint32_t(padded_h_ / 4);
-  if (!film_) {
-    cmd.dispatch(*prep_quarter_, prep_quarter_set_, PrepQuarterPush{t}, {qw, qh, 1});
-    cmd.mark("prep_quarter");
-    block0_->record_head(cmd);
-    if (large_motion_) large_motion_->record_head(cmd, t);
-  }
-  block0_->record_tail(cmd, slot);
+  if (!film_) record_block0_head(cmd, t);
+  block0_->record_tail(cmd, slot, block0_beside());
   if (large_motion_) {
-    large_motion_->record_choice(cmd, slot);
+    large_motion_->record_choice(cmd);
   } else if (field_init_) {
     cmd.dispatch(*field_init_, field_init_set_,
                  {std::uint32_t(padded_w_), std::uint32_t(padded_h_), 1});

@@ -74,6 +74,9 @@ class GraphRuntime final : public VulkanRuntime {
   std::array<BufferRange, 5> flow_out_ranges(BufferRange output) const;
   CommandBuffer& acquire();
   void record_pair(CommandBuffer& cmd, bool deep, bool from_upload, int slot);
+  // block0's input and head at 1/4 and, beside it, the large-motion pass's at 1/8.
+  void record_block0_head(CommandBuffer& cmd, float t);
+  const FlowBlock* block0_beside() const;  // the 1/8 block, or none
   // Records and submits the pair's work (from the upload slot or the caller's GPU frames),
   // resets the per-pair state; returns the timeline value reached when it is done.
   std::uint64_t submit_pair(bool deep, bool from_upload, int slot);
