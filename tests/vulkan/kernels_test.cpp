@@ -211,6 +211,12 @@ const ConvCase conv_cases[] = {
     {{ConvKind::coop, 16, 2, 8}, {16, 32, 19, 9, 1, true, true}},
     {{ConvKind::coop_global, 48, 1, 16}, {32, 48, 37, 13, 1, true, true}},
     {{ConvKind::coop_global, 16, 2, 8}, {16, 32, 19, 9, 1, true, false}},
+    // the encoder's stride-2 convs on tensor cores: input channels padded to chunks of 16 (7,
+    // 18, 40), odd input sizes, a partial last chunk beside whole ones, 2 rows per subgroup
+    {{ConvKind::coop_global, 16, 1, 16}, {7, 32, 37, 21, 2}},
+    {{ConvKind::coop_global, 48, 1, 16}, {18, 48, 35, 19, 2}},
+    {{ConvKind::coop, 32, 2, 8}, {40, 64, 43, 29, 2}},
+    {{ConvKind::coop_global, 16, 2, 16}, {40, 16, 66, 34, 2}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Choices, ConvKernels, ::testing::ValuesIn(conv_cases),
@@ -449,13 +455,6 @@ TEST(Kernels, FlowAccumulateMatchesReference) {
   }
 }
 
-TEST(Kernels, ConvWeightPackingByTap) {
-  std::vector<float> w(4 * 2 * 9);
-  for (std::size_t i = 0; i < w.size(); ++i) w[i] = float(i);
-  const auto packed = pack_conv_weights_by_tap(w, 4, 2);  // [tap][co][ci]
-  EXPECT_EQ(packed[(5 * 4 + 3) * 2 + 1], w[(3 * 2 + 1) * 9 + 5]);
-}
-
 TEST(Kernels, ConvWeightPacking) {
   // [co, ci, 9] -> [co / coc][ci][9][coc]
   std::vector<float> w(4 * 2 * 9);
@@ -470,7 +469,7 @@ TEST(Kernels, ConvWeightPacking) {
 TEST(Kernels, ConvChoicesAreFittedToShapeAndDevice) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   const DeviceCaps& caps = context->caps();
-  // stride 2 always runs direct; a width that is not a multiple of 4 leaves rb for tiled
+  // stride 2 runs direct unless coop fits; a width that is not a multiple of 4 leaves rb for tiled
   const Storage f32 = Storage::f32;
   EXPECT_EQ(fit_conv(caps, {7, 12, 9, 9, 2}, {ConvKind::rb, 8, 8, 24}, f32).kind, ConvKind::direct);
   const auto odd = fit_conv(caps, {6, 6, 9, 9, 1}, {ConvKind::rb, 8, 8, 24}, f32);
@@ -485,7 +484,18 @@ TEST(Kernels, ConvChoicesAreFittedToShapeAndDevice) {
   // the tensor-core kernel: f16 only, and it falls back to rb where it cannot run
   EXPECT_FALSE(conv_unfit(caps, {32, 32, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, f32).empty());
   EXPECT_EQ(fit_conv(caps, {32, 32, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, f32).kind, ConvKind::rb);
-  EXPECT_FALSE(conv_unfit(caps, {24, 32, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, Storage::f16).empty());
+  // output channels that no block of 16 x COC divides, and a stride of 3
+  EXPECT_FALSE(conv_unfit(caps, {32, 24, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, Storage::f16).empty());
+  EXPECT_FALSE(conv_unfit(caps, {32, 32, 9, 9, 3}, {ConvKind::coop, 16, 1, 16}, Storage::f16).empty());
+}
+
+TEST(Kernels, ConvWeightPackingByTap) {
+  std::vector<float> w(3 * 18 * 9);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = float(i + 1);
+  const auto packed = pack_conv_weights_by_tap(w, 3, 18);  // [tap][co][32], ci padded
+  ASSERT_EQ(packed.size(), std::size_t(9 * 3 * 32));
+  EXPECT_EQ(packed[(4 * 3 + 2) * 32 + 17], w[(2 * 18 + 17) * 9 + 4]);
+  for (int i = 18; i < 32; ++i) EXPECT_EQ(packed[(4 * 3 + 2) * 32 + i], 0.0f);
 }
 
 }  // namespace

@@ -265,7 +265,8 @@ Instance::Instance() {
     info.pNext = &messenger;  // also reports errors of vkCreateInstance itself
     if (has_instance_extension(validation_layer, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
       extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
-      messenger.pNext = &features;
+      features.pNext = &messenger;  // the messenger's own pNext stays null: it is reused below
+      info.pNext = &features;
     }
   }
   info.enabledLayerCount = std::uint32_t(layers.size());

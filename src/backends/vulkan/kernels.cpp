@@ -20,6 +20,12 @@ int largest_divisor(int n, std::initializer_list<int> candidates) {
 
 bool register_blocked(ConvKind kind) { return kind == ConvKind::rb || kind == ConvKind::rb_subgroup; }
 
+// The coop kernel's input tile: (4 slab - 1) stride + 3 rows of 15 stride + 3 pixels, each
+// 24 halves.
+std::size_t coop_tile_bytes(const ConvChoice& c, int stride) {
+  return std::size_t((4 * c.slab - 1) * stride + 3) * (15 * stride + 3) * 24 * 2;
+}
+
 }  // namespace
 
 const char* conv_kind_name(ConvKind kind) {
@@ -44,7 +50,7 @@ std::string ConvChoice::text() const {
   return s;
 }
 
-std::size_t conv_shared_bytes(const ConvChoice& c) {
+std::size_t conv_shared_bytes(const ConvChoice& c, int stride) {
   const std::size_t weights = std::size_t(c.slab) * 9 * c.coc * 4;
   switch (c.kind) {
     case ConvKind::direct: return weights;
@@ -52,9 +58,9 @@ std::size_t conv_shared_bytes(const ConvChoice& c) {
     case ConvKind::rb: return weights + std::size_t(c.slab) * 18 * c.tile_stride * 4;
     case ConvKind::rb_subgroup: return std::size_t(c.slab) * 18 * c.tile_stride * 4;
     case ConvKind::coop:  // input tile, weight chunk (f16, pitch 24), f32 epilogue staging
-      return std::size_t(4 * c.slab + 2) * 18 * 24 * 2 + std::size_t(9) * c.coc * 24 * 2 + 4096;
+      return coop_tile_bytes(c, stride) + std::size_t(9) * c.coc * 24 * 2 + 4096;
     case ConvKind::coop_global:
-      return std::size_t(4 * c.slab + 2) * 18 * 24 * 2 + 4096;
+      return coop_tile_bytes(c, stride) + 4096;
   }
   return 0;
 }
@@ -68,12 +74,12 @@ std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const Con
     if ((c.tile_stride == 16 && !caps.coop_n16) || (c.tile_stride == 8 && !caps.coop_n8) ||
         (c.tile_stride != 8 && c.tile_stride != 16))
       return "the device has no 16x" + std::to_string(c.tile_stride) + "x16 matrices";
-    if (shape.stride != 1) return "the coop kernel has stride 1 only";
-    if (shape.ci % 16) return "the coop kernel needs input channels in multiples of 16";
+    if (shape.stride != 1 && shape.stride != 2) return "the coop kernel has stride 1 or 2";
     if (c.coc < 16 || c.coc % 16 || shape.co % c.coc)
       return "the coop kernel needs channel blocks of 16 that divide the output width";
     if (c.slab != 1 && c.slab != 2) return "the coop kernel runs 1 or 2 rows per subgroup";
-    if (conv_shared_bytes(c) > caps.max_shared_memory) return "too much shared memory";
+    if (conv_shared_bytes(c, shape.stride) > caps.max_shared_memory)
+      return "too much shared memory";
     return {};
   }
   if (c.coc < 1 || shape.co % c.coc) return "COC must divide the output width";
@@ -161,11 +167,12 @@ std::vector<float> pack_conv_weights(std::span<const float> w, int co, int ci, i
 }
 
 std::vector<float> pack_conv_weights_by_tap(std::span<const float> w, int co, int ci) {
-  std::vector<float> packed(w.size());
+  const int cip = (ci + 15) / 16 * 16;
+  std::vector<float> packed(std::size_t(9) * co * cip, 0.0f);
   for (int o = 0; o < co; ++o)
     for (int i = 0; i < ci; ++i)
       for (int k = 0; k < 9; ++k)
-        packed[(std::size_t(k) * co + o) * ci + i] = w[(std::size_t(o) * ci + i) * 9 + k];
+        packed[(std::size_t(k) * co + o) * cip + i] = w[(std::size_t(o) * ci + i) * 9 + k];
   return packed;
 }
 

@@ -32,7 +32,7 @@ enum class ConvKind {
   tiled,        // 1 pixel x COC channels per thread, 10x10 shared tiles (stride 1)
   rb,           // 2x2 pixels x COC channels per thread, 18x18 shared tiles (stride 1)
   rb_subgroup,  // rb with weights broadcast through the subgroup instead of shared memory
-  coop,         // tensor cores through VK_NV_cooperative_matrix (f16 storage, stride 1)
+  coop,         // tensor cores through VK_NV_cooperative_matrix (f16 storage, stride 1 or 2)
   coop_global,  // coop reading its weight matrices straight from global memory (L1/L2)
 };
 // Every kind, for parsers: a kind missing here would make its tuned entries unreadable.
@@ -67,12 +67,12 @@ struct ConvShape {
 };
 
 // Shared memory the choice takes, and why the device or the shape cannot run it (empty: ok).
-std::size_t conv_shared_bytes(const ConvChoice& choice);
+std::size_t conv_shared_bytes(const ConvChoice& choice, int stride = 1);
 std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const ConvChoice& choice,
                        Storage storage);
-// `wanted` made legal for the shape and device: stride 2 runs `direct`; a width that is not a
-// multiple of 4 leaves the register-blocked kinds for `tiled`; COC drops to a divisor of CO;
-// a coop choice the device or storage cannot run falls back to `rb`.
+// `wanted` made legal for the shape and device: a coop choice the device, storage or shape
+// cannot run falls back to `rb`; stride 2 otherwise runs `direct`; a width that is not a
+// multiple of 4 leaves the register-blocked kinds for `tiled`; COC drops to a divisor of CO.
 ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice wanted,
                     Storage storage);
 
@@ -83,7 +83,8 @@ std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Stor
 Extent3 conv_elements(const ConvShape& shape);
 // [CO, CI, 3, 3] -> [CO / coc][CI][9][coc]: each block's weight slab becomes contiguous.
 std::vector<float> pack_conv_weights(std::span<const float> weights, int co, int ci, int coc);
-// [CO, CI, 3, 3] -> [9][CO][CI]: each tap's weights are one row-major CO x CI matrix.
+// [CO, CI, 3, 3] -> [9][CO][CIP]: each tap's weights are one row-major CO x CIP matrix, CIP
+// being CI rounded up to a multiple of 16 (the extra columns zero).
 std::vector<float> pack_conv_weights_by_tap(std::span<const float> weights, int co, int ci);
 // The layout `choice`'s kernel reads.
 std::vector<float> pack_conv_weights(std::span<const float> weights, const ConvShape& shape,

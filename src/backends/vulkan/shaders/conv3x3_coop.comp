@@ -1,12 +1,14 @@
 #version 450
-// Stride-1 conv3x3 + bias + PReLU (+ residual) on tensor cores through VK_NV_cooperative_matrix
-// (f16 storage only; f16 products, f32 accumulation). As an implicit GEMM per input-channel
-// chunk of 16 and per tap: C[co][px] += A[co][ci] * B[ci][px], with
-//   A: the tap's weights, packed on the host as [tap][CO][CI] and staged per chunk in shared
-//      memory as [tap][co][24] (16 channels + 8 of padding),
+// conv3x3 (stride 1 or 2) + bias + PReLU (+ residual) on tensor cores through
+// VK_NV_cooperative_matrix (f16 storage only; f16 products, f32 accumulation). As an implicit
+// GEMM per input-channel chunk of 16 and per tap: C[co][px] += A[co][ci] * B[ci][px], with
+//   A: the tap's weights, packed on the host as [tap][CO][CIP] (CIP: CI rounded up to 16, the
+//      extra channels zero) and staged per chunk in shared memory as [tap][co][24] (16
+//      channels + 8 of padding),
 //   B: the input tile stored channels-last, [row][col][24], so that for every tap the 16
 //      channels x N pixels of a row segment are one column-major matrix at a 16-byte-aligned
-//      offset - no im2col copy. The 48-byte pixel pitch spreads a load's rows over all banks.
+//      offset whose columns are STRIDE pixels apart - no im2col copy. The 48-byte pixel pitch
+//      spreads a load's rows over all banks.
 // A workgroup is 4 subgroups of 32 (NVIDIA); it computes COC output channels (a multiple of
 // 16) x 16 columns x 4*R rows; each subgroup owns R rows and every channel block. The
 // accumulators go through a small per-subgroup f32 staging area for the epilogue.
@@ -29,10 +31,12 @@ const int R = SLAB;          // output rows per subgroup (the `slab` knob of thi
 const int CN = TS;           // N of the matrix type, 8 or 16 (the `tile_stride` knob)
 const int NT = 16 / CN;      // matrices per 16-pixel row segment
 const int ROWS = 4 * R;      // output rows per workgroup
-const int TROWS = ROWS + 2;  // input rows with the halo
+const int TROWS = (ROWS - 1) * STRIDE + 3;  // input rows with the halo
+const int TCOLS = 15 * STRIDE + 3;          // input columns of 16 output columns
 const int PITCH = 24;        // halves per staged pixel / weight row
+const int CIP = (CI + 15) / 16 * 16;  // input channels as packed: whole chunks of 16
 
-shared float16_t tile[TROWS * 18 * PITCH];
+shared float16_t tile[TROWS * TCOLS * PITCH];
 shared float16_t wsh[WEIGHTS_GLOBAL ? 8 : 9 * COC * PITCH];
 shared float stage[4 * 16 * 16];
 
@@ -44,13 +48,13 @@ void main() {
   fcoopmatNV<32, gl_ScopeSubgroup, 16, CN> acc[MT * R * NT];
   [[unroll]] for (int i = 0; i < MT * R * NT; ++i) acc[i] = fcoopmatNV<32, gl_ScopeSubgroup, 16, CN>(0.0);
 
-  for (int c0 = 0; c0 < CI; c0 += 16) {
+  for (int c0 = 0; c0 < CIP; c0 += 16) {
     barrier();
     // weights of this chunk: 9 taps x COC channels x 16 input channels, 8 halves per load
     for (int i = li; i < (WEIGHTS_GLOBAL ? 0 : 9 * COC * 2); i += 128) {
       int row = i >> 1, half8 = i & 1;  // row = tap * COC + co
       int tap = row / COC, co = row - tap * COC;
-      uvec4 w = wgt8[(((tap * CO + co0 + co) * CI + c0) >> 3) + half8];
+      uvec4 w = wgt8[(((tap * CO + co0 + co) * CIP + c0) >> 3) + half8];
       int base = row * PITCH + half8 * 8;
       f16vec2 p0 = unpackFloat2x16(w.x), p1 = unpackFloat2x16(w.y);
       f16vec2 p2 = unpackFloat2x16(w.z), p3 = unpackFloat2x16(w.w);
@@ -58,13 +62,14 @@ void main() {
       wsh[base + 4] = p2.x; wsh[base + 5] = p2.y; wsh[base + 6] = p3.x; wsh[base + 7] = p3.y;
     }
     // the input tile, channels-last; threads run along x for coalesced global reads
-    for (int i = li; i < 16 * TROWS * 18; i += 128) {
-      int c = i / (TROWS * 18), r = i - c * (TROWS * 18);
-      int row = r / 18, col = r - row * 18;
-      int y = oy0 + row - 1, x = ox0 + col - 1;
+    for (int i = li; i < 16 * TROWS * TCOLS; i += 128) {
+      int c = i / (TROWS * TCOLS), r = i - c * (TROWS * TCOLS);
+      int row = r / TCOLS, col = r - row * TCOLS;
+      int y = oy0 * STRIDE + row - 1, x = ox0 * STRIDE + col - 1;
       float16_t v = float16_t(0.0);
-      if (y >= 0 && y < IH && x >= 0 && x < IW) v = src[((c0 + c) * IH + y) * IW + x];
-      tile[(row * 18 + col) * PITCH + c] = v;
+      if (c0 + c < CI && y >= 0 && y < IH && x >= 0 && x < IW)
+        v = src[((c0 + c) * IH + y) * IW + x];
+      tile[(row * TCOLS + col) * PITCH + c] = v;
     }
     barrier();
     [[unroll]] for (int tap = 0; tap < 9; ++tap) {
@@ -72,7 +77,8 @@ void main() {
       fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[MT];
       [[unroll]] for (int m = 0; m < MT; ++m) {
         if (WEIGHTS_GLOBAL) {
-          coopMatLoadNV(a[m], wgt16, uint((tap * CO + co0 + m * 16) * CI + c0), uint(CI), false);
+          uint at = uint((tap * CO + co0 + m * 16) * CIP + c0);
+          coopMatLoadNV(a[m], wgt16, at, uint(CIP), false);
         } else {
           coopMatLoadNV(a[m], wsh, uint((tap * COC + m * 16) * PITCH), uint(PITCH), false);
         }
@@ -80,7 +86,8 @@ void main() {
       [[unroll]] for (int r = 0; r < R; ++r) {
         [[unroll]] for (int nt = 0; nt < NT; ++nt) {
           fcoopmatNV<16, gl_ScopeSubgroup, 16, CN> b;
-          coopMatLoadNV(b, tile, uint(((sg * R + r + ky) * 18 + nt * CN + kx) * PITCH), uint(PITCH), true);
+          int trow = (sg * R + r) * STRIDE + ky, tcol = nt * CN * STRIDE + kx;
+          coopMatLoadNV(b, tile, uint((trow * TCOLS + tcol) * PITCH), uint(STRIDE * PITCH), true);
           [[unroll]] for (int m = 0; m < MT; ++m) {
             int k = (m * R + r) * NT + nt;
             acc[k] = coopMatMulAddNV(a[m], b, acc[k]);
