@@ -13,7 +13,7 @@ ConvChoice encoder_conv(const DeviceCaps& caps, Storage storage, const ConvShape
                         const ConvChoice& otherwise) {
   for (int coc : {80, 64, 48, 32, 16}) {
     const ConvChoice coop{ConvKind::coop_global, coc, 1, 16};
-    if (shape.co % coc == 0 && conv_unfit(caps, shape, coop, storage).empty()) return coop;
+    if (conv_unfit(caps, shape, coop, storage).empty()) return coop;  // also: coc divides co
   }
   return otherwise;
 }
