@@ -39,6 +39,10 @@ average sits in the middle of the region the last few thousand steps wandered ov
 single step's weights land anywhere in it. Both are validated at the end; the raw weights'
 numbers go into the metadata as davis_val_raw.
 
+--data NAME=real=FRACTION draws that share of NAME's batches from real video instead
+(clips.py: triplets cut from the runs of --clips, made by make_clips.py) at --real-size px;
+the other batches are synthetic. Real batches carry no ground-truth flow.
+
 --val-pans 64,96 also validates on camera pans of those lengths cut from the validation
 frames (tools/eval/make_pan_set.py's windows): large motion, where the models break first.
 
@@ -67,6 +71,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from framecast_model import FramecastNet, load_model, save_safetensors  # noqa: E402
 from framecast_model.weights import read_tensors  # noqa: E402
 from synth import Synth  # noqa: E402
+from clips import RealClips  # noqa: E402
 from make_pan_set import pan_windows  # noqa: E402
 import flops  # noqa: E402
 
@@ -117,14 +122,16 @@ def distill_loss(flow, teacher_flow, err, teacher_err):
     return (torch.sqrt(d * d + 1e-6) * better).mean()
 
 
-def compiled_or_eager(fn, device, shape):
-    """fn compiled by torch.compile if a first call (forward and backward) on the training
-    shape works, else fn itself: a compiler problem costs speed, never the run."""
+def compiled_or_eager(fn, device, shapes):
+    """fn compiled by torch.compile if a first call (forward and backward) on each training
+    shape works, else fn itself: a compiler problem costs speed, never the run. Compiling
+    every shape here keeps it out of the training budget."""
     t = time.time()
     try:
         c = torch.compile(fn, dynamic=False)
-        x = torch.rand(shape, device=device, requires_grad=True)
-        c(x, torch.rand_like(x)).backward()
+        for shape in shapes:
+            x = torch.rand(shape, device=device, requires_grad=True)
+            c(x, torch.rand_like(x)).backward()
         print(f"census loss compiled ({time.time() - t:.1f}s)", flush=True)
         return c
     except Exception as e:  # noqa: BLE001 -- any compiler failure means: run eagerly
@@ -342,6 +349,9 @@ class Trainee:
             **({"ema": args.ema, "davis_val_raw": val_summary(self.val_raw)} if self.ema else {}),
             "data": "tools/train/synth.py on .pool (tools/train/make_pool.py), "
                     f"{size}x{size}, motion up to {motion:g} px, t~U(0.05,0.95)"
+                    + (f"; {self.data['real']:g} of the batches real video (tools/train/"
+                       f"clips.py on .pool/clips, {args.real_size}x{args.real_size})"
+                       if self.data.get("real") else "")
                     + (f", data mix {self.data}" if self.data else "")
                     + (", large-motion pass on" if args.large_motion else ""),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -369,10 +379,20 @@ class Trainee:
 
 
 class DataGroup:
-    """A generator and the models that train on its batches."""
+    """A data mix and the models that train on its batches: the synthetic generator, and
+    real-video clips for a share `real_frac` of the batches."""
 
-    def __init__(self, gen):
+    def __init__(self, gen, real=None, real_frac=0.0, seed=0):
         self.gen, self.models, self.batch = gen, [], None
+        self.real, self.real_frac = real, real_frac
+        self.rng = np.random.default_rng(seed)
+        self.real_batches = 0
+
+    def sample(self, B, flow):
+        if self.real is not None and self.rng.random() < self.real_frac:
+            self.real_batches += 1
+            return self.real.sample(B)
+        return self.gen.sample(B, flow=flow)
 
 
 def distill_teacher(student, teacher, groups, device):
@@ -397,10 +417,18 @@ def distill_teacher(student, teacher, groups, device):
 
 
 def parse_data(spec):
-    """NAME=KNOB=VALUE[,KNOB=VALUE...] -> (NAME, {knob: float})"""
+    """NAME=KNOB=VALUE[,KNOB=VALUE...] -> (NAME, {knob: float}); the knobs are synth.py's and
+    `real` (the share of real-video batches)."""
     name, rest = spec.split("=", 1)
+    items = rest.split(",")
+    real = [i for i in items if i.startswith("real=")]
     try:
-        return name, Synth.parse_knobs(rest.split(","))
+        knobs = Synth.parse_knobs([i for i in items if i not in real])
+        for item in real:
+            knobs["real"] = float(item.split("=", 1)[1])
+            if not 0 <= knobs["real"] <= 1:
+                raise ValueError(f"real={knobs['real']:g} is not a share between 0 and 1")
+        return name, knobs
     except ValueError as e:
         sys.exit(f"--data {name}: {e}")
 
@@ -435,6 +463,9 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "out"))
     ap.add_argument("--pool", default=".pool")
     ap.add_argument("--val", default=".pool/val/davis")
+    ap.add_argument("--clips", default=".pool/clips", help="real-video runs (make_clips.py)")
+    ap.add_argument("--real-size", type=int, default=320,
+                    help="crop size of real-video batches (--data NAME=real=FRACTION)")
     ap.add_argument("--val-pans", default="",
                     help="also validate on camera pans of these lengths in px, e.g. 64,96")
     ap.add_argument("--run-id", default="")
@@ -504,10 +535,13 @@ def main():
         key = tuple(sorted(m.data.items()))
         if key not in groups:
             knobs = {"max_motion": args.max_motion, "size": args.size, **m.data}
+            real_frac = knobs.pop("real", 0.0)
             if knobs["size"] % 16:
                 sys.exit(f"--data {m.name}: size {knobs['size']} is not a multiple of 16")
             seed = args.seed * 7919 + zlib.crc32((args.run_id + repr(key)).encode()) % 100000
-            groups[key] = DataGroup(Synth(args.pool, device, bank=args.bank, seed=seed, **knobs))
+            real = RealClips(args.clips, device, args.real_size, seed) if real_frac else None
+            groups[key] = DataGroup(Synth(args.pool, device, bank=args.bank, seed=seed, **knobs),
+                                    real, real_frac, seed)
         groups[key].models.append(m)
     groups = list(groups.values())
     teachers = {}
@@ -529,8 +563,9 @@ def main():
 
     census_fn = census_loss
     if args.compile_census and device.type == "cuda" and hasattr(torch, "compile"):
-        size = groups[0].gen.S  # other sizes compile on first use
-        census_fn = compiled_or_eager(census_loss, device, (args.batch, 3, size, size))
+        sizes = {g.gen.S for g in groups} | {g.real.S for g in groups if g.real is not None}
+        census_fn = compiled_or_eager(census_loss, device,
+                                      [(args.batch, 3, s, s) for s in sorted(sizes)])
     amp = (torch.autocast("cuda", dtype=torch.bfloat16)
            if args.amp == "bf16" and device.type == "cuda" else torch.autocast("cpu", enabled=False))
     budget = args.minutes * 60
@@ -563,7 +598,7 @@ def main():
             tg = time.time()
         for g in groups:
             if use == 0:
-                g.batch = g.gen.sample(args.batch, flow=fw > 0)
+                g.batch = g.sample(args.batch, flow=fw > 0)
                 generated += args.batch
             else:  # mirror left-right and reverse time: a different sample of the same scene
                 b = g.batch
@@ -658,6 +693,7 @@ def main():
     print(f"trained {step} steps, {samples} samples in {train_s:.1f}s "
           f"({samples / max(train_s, 1e-9):.0f} samples/s)", flush=True)
     summary = {"run_id": args.run_id, "steps": step, "samples": samples, "generated": generated,
+               "real_batches": [g.real_batches for g in groups],
                "train_seconds": round(train_s, 1), "models": {}}
     for m in models:
         tv = time.time()
