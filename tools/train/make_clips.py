@@ -58,8 +58,10 @@ def fetch(packages, cache):
     for pkg in sorted(set(packages)):
         debs = [f for f in os.listdir(cache) if f.startswith(pkg + "_") and f.endswith(".deb")]
         if not debs:
-            subprocess.run(["apt-get", "download", pkg], cwd=cache, check=True,
-                           stdout=subprocess.DEVNULL)
+            got = subprocess.run(["apt-get", "download", pkg], cwd=cache,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if got.returncode:
+                sys.exit(f"make_clips: apt-get download {pkg} failed: {got.stderr.strip()}")
             debs = [f for f in os.listdir(cache) if f.startswith(pkg + "_")]
         root = os.path.join(cache, pkg)
         if not os.path.isdir(root):
@@ -69,7 +71,8 @@ def fetch(packages, cache):
 
 
 def decode(path, long_side):
-    """All frames as uint8 [N, H, W, 3], scaled (area) to at most long_side px, even sizes."""
+    """All frames as uint8 [N, H, W, 3], scaled (area) to at most long_side px, even sizes,
+    as stored (a rotation tag is not applied: training does not care which way is up)."""
     if path.endswith(".gz"):
         plain = path[:-3]
         if not os.path.exists(plain):
@@ -81,17 +84,10 @@ def decode(path, long_side):
                            capture_output=True, check=True, text=True)
     st = json.loads(probe.stdout)["streams"][0]
     num, den = (int(x) for x in st["r_frame_rate"].split("/"))
-    # ffmpeg applies a phone's rotation itself; read the size it delivers from one frame
-    one = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo",
-                          "-pix_fmt", "rgb24", "-vf", "showinfo", "-"],
-                         capture_output=True, check=True, text=True, errors="replace")
     w, h = st["width"], st["height"]
-    for tok in one.stderr.split():
-        if tok.startswith("s:") and "x" in tok:
-            w, h = (int(v) for v in tok[2:].split("x"))
     scale = min(1.0, long_side / max(w, h))
     W, H = int(w * scale) // 2 * 2, int(h * scale) // 2 * 2
-    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-vf",
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-noautorotate", "-i", path, "-vf",
                           f"scale={W}:{H}:flags=area", "-f", "rawvideo", "-pix_fmt", "rgb24",
                           "-vsync", "passthrough", "-"], capture_output=True, check=True).stdout
     frames = np.frombuffer(raw, np.uint8).reshape(-1, H, W, 3)
