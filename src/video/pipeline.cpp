@@ -271,10 +271,13 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
     sink.finish();
   }));
 
-  const auto snapshot = [&] {
+  const std::int64_t estimate =
+      in.duration > Rational(0) ? output_frame_count(in.duration, rate) : 0;
+  const auto snapshot = [&](bool complete) {
     Progress p;
     p.done = counters.written;
-    p.total = in.duration > Rational(0) ? output_frame_count(in.duration, rate) : 0;
+    p.total = expected_total(estimate, p.done, complete);
+    p.finished = complete;
     p.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
     p.decode = {counters.decoded, double(counters.decode_ns) * 1e-9};
     p.interpolate = {counters.made, double(counters.interpolate_ns) * 1e-9};
@@ -299,7 +302,7 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
     }
     if (hooks.progress && Clock::now() - last_report >= std::chrono::seconds(1)) {
       last_report = Clock::now();
-      hooks.progress(snapshot());
+      hooks.progress(snapshot(false));
     }
   }
   for (std::jthread* t : {&decode_thread, &interpolate_thread, &encode_thread}) t->request_stop();
@@ -308,9 +311,7 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   if (failure) std::rethrow_exception(failure);
   if (cancelled) throw Error(ErrorKind::cancelled, "interrupted");
   sink.commit();
-  Progress final_progress = snapshot();
-  final_progress.finished = true;
-  return final_progress;
+  return snapshot(true);
 }
 
 }  // namespace framecast::video

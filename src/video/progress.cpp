@@ -28,6 +28,11 @@ double round_to(double value, int decimals) {
 
 }  // namespace
 
+std::int64_t expected_total(std::int64_t estimate, std::int64_t done, bool finished) noexcept {
+  if (estimate <= 0) return 0;
+  return finished ? done : std::max(estimate, done);
+}
+
 double Progress::eta_s() const noexcept {
   if (total <= 0 || done <= 0 || elapsed_s <= 0.0) return -1.0;
   return double(std::max<std::int64_t>(0, total - done)) * elapsed_s / double(done);

@@ -30,6 +30,12 @@ struct Progress {
   double eta_s() const noexcept;
 };
 
+// The output frames to expect, from `estimate` (by the declared duration; 0 when unknown).
+// The declared duration can be short of the frames a file holds (a stream cut by copying
+// packets), so frames written beyond it raise the total; a finished job's total is what it
+// wrote.
+std::int64_t expected_total(std::int64_t estimate, std::int64_t done, bool finished) noexcept;
+
 // "frame 1200/4800 (25%)  47.9 fps  ETA 01:15" (no newline).
 std::string progress_line(const Progress& p);
 // The last line: "4800 frames in 01:40 (47.9 fps); 2 scene cuts".

@@ -22,6 +22,14 @@ TEST(Progress, TerminalLineShowsFramesRateAndEta) {
   EXPECT_EQ(progress_line(pipe), "frame 1200  48.0 fps");
 }
 
+TEST(Progress, FramesBeyondTheDeclaredDurationRaiseTheTotal) {
+  EXPECT_EQ(expected_total(144, 100, false), 144);
+  EXPECT_EQ(expected_total(144, 146, false), 146);  // never "frame 146/144"
+  EXPECT_EQ(expected_total(144, 146, true), 146);
+  EXPECT_EQ(expected_total(144, 140, true), 140);   // a finished job wrote all there was
+  EXPECT_EQ(expected_total(0, 146, true), 0);       // a pipe: the length stays unknown
+}
+
 TEST(Progress, JsonIsOneObjectPerReport) {
   const auto j = nlohmann::json::parse(progress_json(running()));
   EXPECT_EQ(j["frames"], 1200);
