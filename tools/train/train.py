@@ -539,7 +539,15 @@ def main():
             if knobs["size"] % 16:
                 sys.exit(f"--data {m.name}: size {knobs['size']} is not a multiple of 16")
             seed = args.seed * 7919 + zlib.crc32((args.run_id + repr(key)).encode()) % 100000
-            real = RealClips(args.clips, device, args.real_size, seed) if real_frac else None
+            real = None
+            if real_frac:
+                if args.real_size % 16:
+                    sys.exit(f"--real-size {args.real_size} is not a multiple of 16")
+                try:
+                    real = RealClips(args.clips, device, args.real_size, seed)
+                except (OSError, ValueError) as e:
+                    sys.exit(f"--data {m.name}: no real video in {args.clips} "
+                             f"(make_clips.py writes it): {e}")
             groups[key] = DataGroup(Synth(args.pool, device, bank=args.bank, seed=seed, **knobs),
                                     real, real_frac, seed)
         groups[key].models.append(m)
