@@ -4,12 +4,11 @@
 
 #include "backends/cpu/ops_fast.hpp"
 #include "backends/cpu/ops_reference.hpp"
+#include "engine/round_up.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::cpu {
 namespace {
-
-int round_up(int v, int multiple) { return (v + multiple - 1) / multiple * multiple; }
 
 // bf16 where asked for, or by default where the CPU has AMX (with AVX512-BF16 alone oneDNN's
 // bf16 convs are slower than f32); f32 otherwise.

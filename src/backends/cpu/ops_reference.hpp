@@ -10,6 +10,7 @@
 #include <string>
 
 #include "backends/cpu/planes.hpp"
+#include "engine/round_up.hpp"
 #include "framecast/frame.hpp"
 #include "framecast/model.hpp"
 
@@ -18,7 +19,7 @@ namespace framecast::cpu {
 enum class Padding { zero, replicate };
 
 // The padded grid's size along a frame dimension of size v: the next multiple of 16.
-inline int padded_size(int v) { return (v + 15) / 16 * 16; }
+inline int padded_size(int v) { return round_up(v, 16); }
 
 // Six planes b0 g0 r0 b1 g1 r1 in [0,1] at the frames' real size.
 void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs);

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/half.hpp"
+#include "engine/round_up.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {
@@ -167,7 +168,7 @@ std::vector<float> pack_conv_weights(std::span<const float> w, int co, int ci, i
 }
 
 std::vector<float> pack_conv_weights_by_tap(std::span<const float> w, int co, int ci) {
-  const int cip = (ci + 15) / 16 * 16;
+  const int cip = round_up(ci, 16);
   std::vector<float> packed(std::size_t(9) * co * cip, 0.0f);
   for (int o = 0; o < co; ++o)
     for (int i = 0; i < ci; ++i)

@@ -1,17 +1,16 @@
 #include "backends/vulkan/large_motion.hpp"
 
 #include "backends/vulkan/kernels.hpp"
+#include "engine/round_up.hpp"
 
 namespace framecast::vulkan {
 namespace {
 
-int round_up32(int v) { return (v + 31) / 32 * 32; }
-
 FlowBlock::Layout half_layout(const FlowBlock::Layout& block0, int width, int height) {
   FlowBlock::Layout half = block0;
   half.label = "half.";  // profile stages "half.conv0a", ...
-  half.in_w = round_up32(width) / 8;
-  half.in_h = round_up32(height) / 8;
+  half.in_w = round_up(width, 32) / 8;
+  half.in_h = round_up(height, 32) / 8;
   return half;
 }
 
@@ -21,7 +20,7 @@ LargeMotionPass::LargeMotionPass(const Model& model, const FlowBlock::Layout& bl
                                  int height, const DeviceCaps& caps, Storage storage,
                                  const TrunkChoice& trunk_choice, WeightArena& weights)
     : block_(model, half_layout(block0, width, height), caps, storage,
-             trunk_choice(block0.c2, round_up32(width) / 32, round_up32(height) / 32), weights),
+             trunk_choice(block0.c2, round_up(width, 32) / 32, round_up(height, 32) / 32), weights),
       storage_(storage),
       channels_(block0.ci),
       width_(width),

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "backends/vulkan/tuner.hpp"
+#include "engine/round_up.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {
@@ -11,8 +12,6 @@ namespace {
 
 // t per batch: the FiLM parameter slots and the readback buffers of one submission.
 constexpr int kMaxBatch = 8;
-
-int round_up16(int v) { return (v + 15) / 16 * 16; }
 
 }  // namespace
 
@@ -40,8 +39,8 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
   refine_width_ = shape.refine_width;
   film_ = variant_ != Variant::classic;
   refine_ = variant_ == Variant::tfact2;
-  padded_w_ = round_up16(width);
-  padded_h_ = round_up16(height);
+  padded_w_ = round_up(width, 16);
+  padded_h_ = round_up(height, 16);
   device_ms_ = caps.timestamps ? 0.0 : -1.0;
 
   const TuneCache cache = TuneCache::load(TuneCache::default_path());

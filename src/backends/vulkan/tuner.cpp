@@ -7,6 +7,7 @@
 #include "backends/vulkan/buffers.hpp"
 #include "backends/vulkan/commands.hpp"
 #include "backends/vulkan/pipelines.hpp"
+#include "engine/round_up.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {
@@ -36,12 +37,12 @@ std::vector<TrunkProblem> trunk_problems(const ModelShape& shape, int w, int h) 
   auto add = [&](const TrunkProblem& p) {
     if (std::find(problems.begin(), problems.end(), p) == problems.end()) problems.push_back(p);
   };
-  const int pw = (w + 15) / 16 * 16, ph = (h + 15) / 16 * 16;
+  const int pw = round_up(w, 16), ph = round_up(h, 16);
   add({shape.c2, pw / 16, ph / 16});
   for (const RefinementBlock& b : shape.blocks)
     add({b.c2, pw / (4 * b.scale), ph / (4 * b.scale)});
   // the large-motion pass: block0 at 1/8 of the frames padded to 32
-  add({shape.c2, (w + 31) / 32, (h + 31) / 32});
+  add({shape.c2, round_up(w, 32) / 32, round_up(h, 32) / 32});
   return problems;
 }
 
