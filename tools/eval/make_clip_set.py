@@ -23,19 +23,26 @@ def main():
     args = ap.parse_args()
     if not shutil.which("ffmpeg"):
         sys.exit("make_clip_set: needs the ffmpeg command")
+    building = args.out + ".partial"  # a failed run leaves no half set under --out
+    shutil.rmtree(building, ignore_errors=True)
     for clip in args.clips:
         name = os.path.basename(clip).split("_")[0].split(".")[0]
         with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run(["ffmpeg", "-v", "error", "-i", clip, os.path.join(tmp, "%04d.png")],
-                           check=True)
+            got = subprocess.run(["ffmpeg", "-v", "error", "-i", clip,
+                                  os.path.join(tmp, "%04d.png")], capture_output=True, text=True)
+            if got.returncode:
+                shutil.rmtree(building, ignore_errors=True)
+                sys.exit(f"make_clip_set: cannot read {clip}: {got.stderr.strip()}")
             frames = sorted(os.listdir(tmp))
             for k in range(len(frames) - 2):
-                folder = os.path.join(args.out, f"{name}-{k:03d}")
+                folder = os.path.join(building, f"{name}-{k:03d}")
                 os.makedirs(folder, exist_ok=True)
                 for i in range(3):
                     shutil.copy(os.path.join(tmp, frames[k + i]),
                                 os.path.join(folder, f"frame{i}.png"))
         print(f"{clip}: {len(frames) - 2} triplets")
+    shutil.rmtree(args.out, ignore_errors=True)
+    os.rename(building, args.out)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,20 @@ class ClipSetTest(unittest.TestCase):
                     self.assertAlmostEqual(float(img[:, 8:].mean()), 30 * (k + i) + 10,
                                            delta=2)
 
+    def test_an_unreadable_clip_leaves_no_set(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = os.path.join(tmp, "bad.y4m")
+            with open(bad, "wb") as f:
+                f.write(b"YUV4MPEG2 truncated")
+            out = os.path.join(tmp, "set")
+            got = subprocess.run([sys.executable, os.path.join(HERE, "make_clip_set.py"), bad,
+                                  "--out", out], capture_output=True, text=True)
+            self.assertNotEqual(got.returncode, 0)
+            self.assertIn("cannot read", got.stderr)
+            self.assertIn(bad, got.stderr)
+            self.assertFalse(os.path.exists(out))
+            self.assertFalse(os.path.exists(out + ".partial"))
+
 
 if __name__ == "__main__":
     unittest.main()

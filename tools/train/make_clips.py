@@ -150,9 +150,10 @@ def main():
     cache = args.cache or tempfile.mkdtemp(prefix="framecast-clips-")
     os.makedirs(cache, exist_ok=True)
     roots = fetch([p for _, p, _ in SOURCES], cache)
-    if os.path.isdir(args.out):
-        shutil.rmtree(args.out)
-    os.makedirs(args.out)
+    building = args.out + ".partial"  # a failed run leaves no half pool under --out
+    if os.path.isdir(building):
+        shutil.rmtree(building)
+    os.makedirs(building)
     manifest = {"long_side": args.long, "seq": args.seq, "sources": [], "runs": []}
     total = 0
     for name, pkg, path in SOURCES:
@@ -171,9 +172,9 @@ def main():
             "licence": f"Debian main; /usr/share/doc/{pkg}/copyright"})
         for r, (s, motion) in enumerate(slots):
             folder = f"{name}-{r:02d}"
-            os.makedirs(os.path.join(args.out, folder))
+            os.makedirs(os.path.join(building, folder))
             for k in range(args.seq):
-                file = os.path.join(args.out, folder, f"{k}.jpg")
+                file = os.path.join(building, folder, f"{k}.jpg")
                 Image.fromarray(frames[s + k]).save(file, quality=args.quality)
                 total += os.path.getsize(file)
             manifest["runs"].append({"folder": folder, "clip": name, "first": s,
@@ -181,8 +182,11 @@ def main():
                                      "motion": round(motion, 2)})
         print(f"{name:12s} {len(frames):4d} frames {frames.shape[2]}x{frames.shape[1]} "
               f"{fps:6.2f} fps, {len(runs)} shots, {len(slots)} runs kept", flush=True)
-    with open(os.path.join(args.out, "clips.json"), "w") as f:
+    with open(os.path.join(building, "clips.json"), "w") as f:
         json.dump(manifest, f, indent=1)
+    if os.path.isdir(args.out):
+        shutil.rmtree(args.out)
+    os.rename(building, args.out)
     print(f"{len(manifest['runs'])} runs, {total / 2**20:.1f} MiB in {args.out}")
 
 
