@@ -353,6 +353,27 @@ class Network(unittest.TestCase):
                     close(self, r["pred"][n], runs[div]["pred"][n])
         self.assertEqual(chosen, {False, True})  # both scales in play
 
+    def test_block0_at_scale_8(self):
+        # 72x40 pads to 80x48 and, for block0 at 1/8, to 96x64: the coarse run is cropped back
+        img0, img1 = self.frames(72, 40, 6)
+        for i, variant in enumerate(("classic", "tfact2")):
+            net4 = random_net(variant, 6, 8, 5, 4, 30 + i, img0, img1, [0.5], blocks=[(4, 6, 4)])
+            net8 = FramecastNet(variant, 6, 8, 5, 4, blocks=[(4, 6, 4)], block0_scale=8)
+            net8.load_state_dict(net4.state_dict())
+            with self.subTest(variant=variant), torch.no_grad():
+                want = net4.forward_train(img0, img1, torch.tensor([0.4]), block0_div=8)
+                got = net8.forward_train(img0, img1, torch.tensor([0.4]), large_motion=True)
+                self.assertNotIn("half", got)  # no scale choice: block0 always runs at 1/8
+                close(self, got["pred"], want["pred"])
+                coarse = net8._block0(graph.pad16(img0.flip(1), 32),
+                                      graph.pad16(img1.flip(1), 32), torch.tensor([0.4]), 8)
+                close(self, got["block0_flow"], coarse[0][..., :40, :72])
+                at4 = net4.forward_train(img0, img1, torch.tensor([0.4]))["pred"]
+                self.assertGreater((at4 - got["pred"]).abs().max().item(), 1e-3)
+        self.assertEqual(net8.config()["block_scales"], [8, 4])
+        with self.assertRaises(ValueError):
+            FramecastNet("classic", 6, 8, block0_scale=2)
+
     def test_tiny_frames(self):
         net = FramecastNet("tfact2", 4, 8, 5, 4)
         self.assertEqual(net(torch.rand(1, 3, 1, 1), torch.rand(1, 3, 1, 1)).shape, (1, 3, 1, 1))
@@ -410,6 +431,13 @@ class ModelFiles(unittest.TestCase):
                     meta = read_tensors(path)[1]
                     self.assertEqual(meta["name"], "x")
                     self.assertEqual(meta["variant"], variant)
+
+    def test_roundtrip_keeps_block0s_scale(self):
+        net = FramecastNet("classic", 4, 8, blocks=[(4, 6, 4), (4, 6, 1)], block0_scale=8)
+        save_safetensors(net, self.path("c8.safetensors"))
+        back = load_model(self.path("c8.safetensors"))
+        self.assertEqual(back.scales, [8, 4, 1])
+        self.assertEqual(back.config(), net.config())
 
     def test_json_layout(self):
         net = FramecastNet("classic", 4, 8)

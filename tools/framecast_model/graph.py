@@ -18,7 +18,7 @@ FLOW_NORM = 20.0  # the refine head sees flow * (0.25 / FLOW_NORM) (wgslRefinePr
 
 def pad16(x, multiple=16):
     """Pad right/bottom by edge replication to the next multiple of 16 (issue 2), or of
-    `multiple` where a study resamples more coarsely."""
+    `multiple` where block0 runs at 1/8 (32)."""
     h, w = x.shape[-2:]
     return F.pad(x, (0, -w % multiple, 0, -h % multiple), mode="replicate")
 
@@ -151,13 +151,16 @@ class FramecastNet(nn.Module):
     blocks (the quality tier). state_dict keys are the model-file tensor names.
 
     blocks: one (c1, c2, scale) per refinement block k = 1, 2, ...; scale 4, 2 or 1 is the
-    factor its input is resampled down by (block0 runs at 4). Block k sees both frames, both
+    factor its input is resampled down by. block0_scale: block0 runs at 4 (the seed's graph) or
+    at 8, where it sees half the motion and a block at 4 refines its flow (RIFE's coarse
+    start); at 8 it sees the frames padded to multiples of 32, and its flow is cropped back to
+    the grid of the rest, as the large-motion pass's 1/8 run does. Block k sees both frames, both
     frames warped by the current flow, t (classic) or FiLM(t) through its own blockK.film
     (t-factored), the mask logits and the flow / scale, and adds its upsampled output to the
     flow (times 2 * scale) and the mask, like RIFE's IFBlock."""
 
     def __init__(self, variant: str, c1: int, c2: int, film_hidden: int = 64,
-                 refine_width: int = 32, blocks=()):
+                 refine_width: int = 32, blocks=(), block0_scale: int = 4):
         super().__init__()
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}, expected one of {VARIANTS}")
@@ -166,7 +169,9 @@ class FramecastNet(nn.Module):
         self.block0 = Block(6 if tfact else 7, c1, c2)
         if tfact:  # t enters through FiLM after convblock 5
             self.film = film_mlp(film_hidden, c2)
-        self.scales = [4]
+        if block0_scale not in (4, 8):
+            raise ValueError(f"block0: scale {block0_scale} is not 4 or 8")
+        self.scales = [block0_scale]
         for k, (bc1, bc2, scale) in enumerate(blocks, 1):
             if scale not in (1, 2, 4):
                 raise ValueError(f"block{k}: scale {scale} is not 4, 2 or 1")
@@ -190,7 +195,7 @@ class FramecastNet(nn.Module):
             "film_hidden": self.film[0].out_features if hasattr(self, "film") else 0,
             "refine_width": self.refine.c0.out_channels if hasattr(self, "refine") else 0,
         }
-        if len(self.scales) > 1:
+        if len(self.scales) > 1 or self.scales[0] != 4:
             cfg["blocks"] = [[b.conv0[0][0].out_channels, b.conv0[1][0].out_channels, s]
                              for b, s in self.refinement_blocks()]
             cfg["block_scales"] = self.scales
@@ -213,31 +218,35 @@ class FramecastNet(nn.Module):
         up = resize(coarse.float(), H, W)
         return up[:, :4] * (2.0 * div), up[:, 4:5]
 
-    def _run(self, img0, img1, t, block0_div=4, large_motion=False):
+    def _block0_cropped(self, x0, x1, t, div):
+        """_block0 at 1 / div on the frames padded to its multiple (4 * div), cropped back."""
+        H, W = x0.shape[-2:]
+        flow, mask = self._block0(pad16(x0, 4 * div), pad16(x1, 4 * div), t, div)
+        return flow[..., :H, :W], mask[..., :H, :W]
+
+    def _run(self, img0, img1, t, block0_div=None, large_motion=False):
         """A dict: out (padded BGR), flow, mask, the padded planes x0 and x1, block0_flow, and
         with large_motion the per-sample sums of warp_disagreement under block0's flow at 1/4
         and 1/8 ("disagreement", [N, 2]) and the choice ("half", [N]).
 
-        block0_div: block0 sees the frames resampled by 1/4 (the runtime's graph) or, for
-        studies, 1/8; padding follows it. large_motion: the large-motion pass (RIFE's
-        --scale 0.5, chosen per sample as tools/eval/flow_scale.py studies it): block0 runs at
-        1/4 and 1/8, and each sample keeps the flow under which its frames agree better. The
-        1/8 run sees the frames padded further, to multiples of 32, and its flow is cropped
-        back to the grid of the rest, which stays padded to 16: more padding hurts the 1/4
-        run (on 142-row frames it cost 4 dB), and this way the pass changes only the frames
-        where it takes 1/8. The sums are float64, so that the choice does not hinge on the
-        order of a float32 sum; a tie keeps 1/4."""
+        block0_div: block0 sees the frames resampled by 1 / its scale, or, for studies, by
+        1 / block0_div (4 or 8). large_motion (models whose block0 runs at 4): the large-motion
+        pass (RIFE's --scale 0.5, chosen per sample as tools/eval/flow_scale.py studies it):
+        block0 runs at 1/4 and 1/8, and each sample keeps the flow under which its frames agree
+        better. The grid stays padded to 16 and only a run at 1/8 sees the frames padded to
+        32: more padding hurts the 1/4 run (on 142-row frames it cost 4 dB), and this way the
+        pass changes only the frames where it takes 1/8. The sums are float64, so that the
+        choice does not hinge on the order of a float32 sum; a tie keeps 1/4."""
         n = img0.shape[0]
         h, w = img0.shape[-2:]
         t = torch.as_tensor(t, dtype=torch.float32, device=img0.device).reshape(-1).expand(n)
-        # RGB -> BGR planes, padded for block0's two stride-2 convs at 1 / block0_div
-        x0, x1 = pad16(img0.flip(1), 4 * block0_div), pad16(img1.flip(1), 4 * block0_div)
+        x0, x1 = pad16(img0.flip(1)), pad16(img1.flip(1))  # RGB -> BGR planes
         H, W = x0.shape[-2:]
-        flow, mask = self._block0(x0, x1, t, block0_div)
+        div = block0_div or self.scales[0]
+        flow, mask = self._block0_cropped(x0, x1, t, div)
         result = {"x0": x0, "x1": x1}
-        if large_motion:
-            flow8, mask8 = self._block0(pad16(x0, 32), pad16(x1, 32), t, 8)
-            flow8, mask8 = flow8[..., :H, :W], mask8[..., :H, :W]
+        if large_motion and div == 4:
+            flow8, mask8 = self._block0_cropped(x0, x1, t, 8)
             d = torch.stack((warp_disagreement(x0, x1, flow, h, w),
                              warp_disagreement(x0, x1, flow8, h, w)), 1)
             half = d[:, 1] < d[:, 0]
@@ -272,7 +281,7 @@ class FramecastNet(nn.Module):
             out = static_region_guard(out, r["x0"], r["x1"])
         return out[..., :h, :w].flip(1)
 
-    def forward_train(self, img0, img1, t, block0_div=4, large_motion=False):
+    def forward_train(self, img0, img1, t, block0_div=None, large_motion=False):
         """For losses: pred (= forward without guard), flow [N, 4, H, W] in pixels
         ((dx, dy) for img0, then for img1) and the mask logits [N, 1, H, W]; for studies,
         also block0's flow before the refinement blocks and, with large_motion, the pass's

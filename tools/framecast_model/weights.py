@@ -143,6 +143,6 @@ def load_model(path):
                scales[k]) for k in range(1, count)]
     net = FramecastNet(variant, width("block0.conv0.0.0.weight"),
                        width("block0.conv0.1.0.weight"), width("film.0.weight"),
-                       width("refine.c0.weight"), blocks)
+                       width("refine.c0.weight"), blocks, block0_scale=scales[0])
     net.load_state_dict(tensors, strict=True)  # names and shapes must all match
     return net.eval()

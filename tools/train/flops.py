@@ -17,11 +17,14 @@ def block_macs(cin, c1, c2, w, h):
     return p2 * c1 * cin * 9 + p4 * c2 * c1 * 9 + 8 * p4 * c2 * c2 * 9 + p2 * 5 * c2 * 4
 
 
-def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080, blocks=()):
+def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080, blocks=(), block0_scale=4):
     W, H = -(-width // 16) * 16, -(-height // 16) * 16
     q = (W // 4) * (H // 4)
-    p8 = (W // 8) * (H // 8)
-    p16 = (W // 16) * (H // 16)
+    # block0 at 1 / block0_scale sees the frames padded to 4 * block0_scale
+    m = 4 * block0_scale
+    Wb, Hb = -(-width // m) * m, -(-height // m) * m
+    p8 = (Wb // (2 * block0_scale)) * (Hb // (2 * block0_scale))
+    p16 = (Wb // (4 * block0_scale)) * (Hb // (4 * block0_scale))
     cin = 7 if variant == "classic" else 6
     conv0a = p8 * c1 * cin * 9
     conv0b = p16 * c2 * c1 * 9

@@ -63,6 +63,19 @@ class WarmStartTest(unittest.TestCase):
         self.assertIn("block1.lastconv.weight", zeroed)  # the new block: no-op at first
         self.assert_same_output(source, grown)
 
+    def test_a_coarse_start_grown_from_a_model_is_its_run_at_one_eighth(self):
+        # block0 moved to scale 8 with a new block at 4 after it starts as the source model
+        # with block0 at 1/8 (what the large-motion pass computes when it picks 1/8)
+        source = trained_like(FramecastNet("classic", 8, 12, blocks=[(6, 8, 2)]), 2)
+        grown = FramecastNet("classic", 8, 12, blocks=[(6, 10, 4), (6, 8, 2)], block0_scale=8)
+        warm_start(grown, self.saved(source, "k2"), {"block1": "block2"})
+        with torch.no_grad():
+            t = torch.tensor([0.5])
+            a = source.forward_train(self.img0, self.img1, t, block0_div=8)["pred"]
+            b = grown(self.img0, self.img1, 0.5)
+        self.assertGreater(a.std().item(), 0.05)
+        self.assertLess((a - b).abs().max().item(), 1e-5)
+
     def test_without_the_rename_the_old_block_does_not_fit(self):
         source = trained_like(FramecastNet("classic", 8, 12, blocks=[(6, 8, 2)]), 1)
         grown = FramecastNet("classic", 8, 12, blocks=[(6, 10, 4), (6, 8, 2)])
@@ -134,8 +147,11 @@ class LossAndSpecTest(unittest.TestCase):
         name, cfg, every = parse_model("q=classic:120:240+64:96:2+48:64:1@3")
         self.assertEqual((name, every), ("q", 3))
         self.assertEqual(cfg["blocks"], [(64, 96, 2), (48, 64, 1)])
+        self.assertEqual(cfg["block0_scale"], 4)
         _, cfg, _ = parse_model("f=tfact2:60:120:32:16")
         self.assertEqual((cfg["film_hidden"], cfg["refine_width"], cfg["blocks"]), (32, 16, []))
+        _, cfg, _ = parse_model("c=classic:120:240/8+96:160:4")
+        self.assertEqual((cfg["c2"], cfg["block0_scale"], cfg["blocks"]), (240, 8, [(96, 160, 4)]))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ gradient clipping, AdamW (no weight decay on biases and PReLU slopes).
 
 Loss: Charbonnier(pred, gt) + grad_w * Charbonnier(grad pred - grad gt) + census_w * soft
 ternary census distance (7x7), + flow_w * Charbonnier(flow - true flow) / 20 during the first
---flow-until fraction of the budget (weak supervision of the two backward flows).
+--flow-until fraction of the budget (weak supervision of the two backward flows), and with
+--mse NAME=W, + W * mean squared error for that model (it pulls large errors towards the
+mean, as PSNR rewards, where the Charbonnier term pulls every error alike).
 
 --distill STUDENT=TEACHER adds distill_w * Charbonnier(student flow - teacher flow) / 20 where
 the teacher's frame is closer to the truth than the student's (per pixel): the teacher is
@@ -255,19 +257,22 @@ def warm_start(net, path, renames=None):
 
 
 def parse_model(spec):
-    """NAME=VARIANT:C1:C2[:FILM_HIDDEN:REFINE_WIDTH][+C1:C2:SCALE...][@EVERY]
-    (+...: one refinement block each, the quality tier; EVERY: train on every k-th batch)"""
+    """NAME=VARIANT:C1:C2[:FILM_HIDDEN:REFINE_WIDTH][/8][+C1:C2:SCALE...][@EVERY]
+    (/8: block0 at scale 8 instead of 4; +...: one refinement block each, the quality tier;
+    EVERY: train on every k-th batch)"""
     name, rest = spec.split("=", 1)
     every = 1
     if "@" in rest:
         rest, every = rest.split("@")
         every = int(every)
     rest, *extra = rest.split("+")
+    rest, _, block0_scale = rest.partition("/")
     f = rest.split(":")
     cfg = {"variant": f[0], "c1": int(f[1]), "c2": int(f[2]),
            "film_hidden": int(f[3]) if len(f) > 3 else 64,
            "refine_width": int(f[4]) if len(f) > 4 else 32,
-           "blocks": [tuple(int(v) for v in b.split(":")) for b in extra]}
+           "blocks": [tuple(int(v) for v in b.split(":")) for b in extra],
+           "block0_scale": int(block0_scale or 4)}
     return name, cfg, every
 
 
@@ -285,13 +290,14 @@ class Trainee:
                 self.history = json.loads(meta["history"])
             got = net.config()
             got["blocks"] = [tuple(b) for b in got.get("blocks", [])]
-            for k in ("variant", "c1", "c2", "blocks"):
+            got["block0_scale"] = net.scales[0]
+            for k in ("variant", "c1", "c2", "blocks", "block0_scale"):
                 if got[k] != cfg[k]:
                     sys.exit(f"{name}: resume file has {k}={got[k]}, asked for {cfg[k]}")
             print(f"[{name}] resumed from {resume}: {self.prev}", flush=True)
         else:
             net = FramecastNet(cfg["variant"], cfg["c1"], cfg["c2"], cfg["film_hidden"],
-                               cfg["refine_width"], cfg["blocks"])
+                               cfg["refine_width"], cfg["blocks"], cfg["block0_scale"])
             if init:
                 with torch.no_grad():
                     copied, zeroed = warm_start(net, init, renames)
@@ -316,6 +322,7 @@ class Trainee:
         self.steps = 0
         self.val = self.val_raw = None
         self.val_pans = {}  # {pan px: validate()} with --val-pans
+        self.mse_w = 0.0  # --mse
         self.data = {}
 
     @contextlib.contextmanager
@@ -336,6 +343,7 @@ class Trainee:
         hist = self.history + [{"run": args.run_id, "steps": self.steps, "samples": samples,
                                 "train_seconds": round(train_s, 1), "lr": args.lr,
                                 "resumed": self.resumed, "last_losses": last,
+                                **({"mse_w": self.mse_w} if self.mse_w else {}),
                                 "davis_val": val_summary(self.val)}]
         return {
             "run_id": args.run_id,
@@ -359,7 +367,9 @@ class Trainee:
             "params": self.nparams,
             "gflop_1080p_mid": round(flops.gflop(self.cfg["variant"], self.cfg["c1"],
                                                  self.cfg["c2"], self.cfg["refine_width"],
-                                                 blocks=self.cfg["blocks"])["per_mid"], 2),
+                                                 blocks=self.cfg["blocks"],
+                                                 block0_scale=self.cfg["block0_scale"])["per_mid"],
+                                     2),
         }
 
     def save(self, args, samples, train_s):
@@ -482,6 +492,8 @@ def main():
                     help="export a moving average of the weights with this decay (0: off)")
     ap.add_argument("--grad-w", type=float, default=0.5)
     ap.add_argument("--census-w", type=float, default=0.1)
+    ap.add_argument("--mse", action="append", default=[],
+                    help="NAME=W: add W x mean squared error to NAME's loss")
     ap.add_argument("--flow-w", type=float, default=0.02)
     ap.add_argument("--flow-until", type=float, default=0.3)
     ap.add_argument("--amp", choices=["bf16", "none"], default="bf16")
@@ -517,14 +529,18 @@ def main():
     inits = dict(r.split("=", 1) for r in args.init)
     renames = {name: dict(pair.split(">") for pair in spec.split(","))
                for name, spec in (r.split("=", 1) for r in args.init_rename)}
+    mse = {name: float(w) for name, w in (r.split("=", 1) for r in args.mse)}
     models = []
     for spec in args.model:
         name, cfg, every = parse_model(spec)
         models.append(Trainee(name, cfg, args, device, resumes.get(name), inits.get(name),
                               renames.get(name)))
         models[-1].every = every
+        models[-1].mse_w = mse.pop(name, 0.0)
         print(f"[{name}] {cfg} params {models[-1].nparams:,}", flush=True)
 
+    if mse:
+        sys.exit(f"--mse names no model: {sorted(mse)}")
     # One generator per distinct data mix; models with the same mix share its batches.
     datas = dict(parse_data(d) for d in args.data)
     if set(datas) - {m.name for m in models}:
@@ -637,7 +653,8 @@ def main():
                 l_rec = charb(pred - gt)
                 l_grad = grad_loss(pred, gt)
                 l_cen = census_fn(pred, gt) if args.census_w > 0 else torch.zeros((), device=device)
-                loss = l_rec + args.grad_w * l_grad + args.census_w * l_cen
+                l_mse = (pred - gt).square().mean()
+                loss = l_rec + args.grad_w * l_grad + args.census_w * l_cen + m.mse_w * l_mse
                 if fw > 0 and "flow" in b:
                     l_flow = charb((o["flow"].float() - b["flow"]) / 20.0)
                     loss = loss + fw * l_flow
@@ -667,7 +684,7 @@ def main():
                     m.ema.update()
                 m.steps += 1
                 for k, v in (("loss", loss), ("loss_rec", l_rec), ("loss_grad", l_grad),
-                             ("loss_census", l_cen), ("loss_flow", l_flow),
+                             ("loss_census", l_cen), ("loss_mse", l_mse), ("loss_flow", l_flow),
                              ("loss_distill", l_dist), ("grad_norm", gn)):
                     m.acc[k] = m.acc.get(k, 0.0) + v.detach()
                 m.nacc += 1
@@ -689,7 +706,8 @@ def main():
                 m.acc, m.nacc = {}, 0
                 print(f"[{m.name}] step {m.steps} {el / 60:.2f} min loss {row['loss']:.4f} "
                       f"rec {row['loss_rec']:.4f} grad {row['loss_grad']:.4f} "
-                      f"cen {row['loss_census']:.4f} flow {row['loss_flow']:.4f} "
+                      f"cen {row['loss_census']:.4f} mse {row['loss_mse']:.5f} "
+                      f"flow {row['loss_flow']:.4f} "
                       f"distill {row['loss_distill']:.4f} "
                       f"lr {row['lr']:.2e} {row['samples_per_s']:.0f} samples/s "
                       f"gen {row['gen_ms']} ms", flush=True)
