@@ -4,11 +4,15 @@
 source, and classic -> tfact2 folds the t plane into a bias; the distillation loss counts only
 where the teacher is better; the weight average (--ema) follows its formula and swaps in and
 out without losing the raw weights; --val-pans cuts the pan sets' windows; parse_model reads
-every spec form.
+every spec form; and the trainer runs end to end on a small pool (resume, --init with a
+rename, a block0 at scale 8, distillation, --mse on one model), writing models that load and
+resume.
 
 Run: /usr/bin/python3 -m unittest tools/train/test_train.py   (or run this file)
 """
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -19,10 +23,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "eval"))
-from framecast_model import FramecastNet, save_safetensors  # noqa: E402
+from framecast_model import FramecastNet, load_model, read_tensors, save_safetensors  # noqa: E402
 from framecast_model.testdata import make_frames, to_tensor  # noqa: E402
 from train import WeightAverage, distill_loss, pan_triplets, parse_model, warm_start  # noqa: E402
 from make_pan_set import pan_windows  # noqa: E402
+from test_synth import make_pool  # noqa: E402
 
 
 def trained_like(net, seed):
@@ -152,6 +157,62 @@ class LossAndSpecTest(unittest.TestCase):
         self.assertEqual((cfg["film_hidden"], cfg["refine_width"], cfg["blocks"]), (32, 16, []))
         _, cfg, _ = parse_model("c=classic:120:240/8+96:160:4")
         self.assertEqual((cfg["c2"], cfg["block0_scale"], cfg["blocks"]), (240, 8, [(96, 160, 4)]))
+
+
+class TrainerRunTest(unittest.TestCase):
+    """train.py's main loop on the CPU, as a device call runs it, at toy sizes."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.pool = os.path.join(cls.tmp.name, "pool")
+        make_pool(cls.pool)
+        cls.src = os.path.join(cls.tmp.name, "src.safetensors")
+        save_safetensors(trained_like(FramecastNet("classic", 8, 12, blocks=[(6, 8, 2)]), 3),
+                         cls.src)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def train(self, out, *models):
+        cmd = [sys.executable, os.path.join(HERE, "train.py"), "--out", out, "--pool", self.pool,
+               "--val", "", "--device", "cpu", "--max-steps", "3", "--batch", "2", "--size", "64",
+               "--bank", "8", "--compile-census", "0", "--log-every", "1", "--reuse", "2",
+               "--ema", "0.9", "--large-motion", "1", "--flow-w", "0", "--minutes", "1", *models]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+    def test_a_run_writes_models_that_load_and_resume(self):
+        out, distill = os.path.join(self.tmp.name, "run1"), {}
+        r = self.train(out, "--model", "q=classic:8:12+6:8:2", "--resume", f"q={self.src}",
+                       "--model", "c=classic:8:12/8+6:10:4+6:8:2", "--init", f"c={self.src}",
+                       "--init-rename", "c=block1>block2", "--mse", "c=10",
+                       "--model", "f=tfact2:8:12", "--distill", "f=q")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        for name, scales in (("q", [4, 2]), ("c", [8, 4, 2]), ("f", [4])):
+            path = os.path.join(out, f"{name}.safetensors")
+            self.assertEqual(load_model(path).scales, scales)
+            meta = read_tensors(path)[1]
+            self.assertEqual(json.loads(meta["steps"]), 3)
+            last = json.loads(meta["history"])[-1]
+            self.assertEqual(last.get("mse_w"), 10.0 if name == "c" else None)
+            with open(os.path.join(out, f"{name}.log.json")) as f:
+                row = json.load(f)["log"][-1]
+            # the total is the sum of the weighted terms: the MSE term counts for c alone
+            rest = row["loss"] - row["loss_rec"] - 0.5 * row["loss_grad"] \
+                - 0.1 * row["loss_census"] - 0.05 * row["loss_distill"]
+            self.assertAlmostEqual(rest, 10 * row["loss_mse"] if name == "c" else 0.0, delta=2e-4)
+            distill[name] = row["loss_distill"]
+        self.assertGreater(distill["f"], 0.0)  # f learns q's flow
+        again = self.train(os.path.join(self.tmp.name, "run2"), "--model",
+                           "c=classic:8:12/8+6:10:4+6:8:2", "--resume", f"c={out}/c.safetensors")
+        self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+        meta = read_tensors(os.path.join(self.tmp.name, "run2", "c.safetensors"))[1]
+        self.assertEqual(json.loads(meta["steps"]), 6)
+        wrong = self.train(os.path.join(self.tmp.name, "run3"), "--model",
+                           "c=classic:8:12+6:10:4+6:8:2", "--resume", f"c={out}/c.safetensors")
+        self.assertNotEqual(wrong.returncode, 0)
+        self.assertIn("block0_scale=8", wrong.stderr)
 
 
 if __name__ == "__main__":
