@@ -25,7 +25,9 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "eval"))
 from framecast_model import FramecastNet, load_model, read_tensors, save_safetensors  # noqa: E402
 from framecast_model.testdata import make_frames, to_tensor  # noqa: E402
-from train import WeightAverage, distill_loss, pan_triplets, parse_model, warm_start  # noqa: E402
+from losses import distill_loss  # noqa: E402
+from train import WeightAverage, parse_model, warm_start  # noqa: E402
+from validation import pan_triplets  # noqa: E402
 from make_pan_set import pan_windows  # noqa: E402
 from test_synth import make_pool  # noqa: E402
 

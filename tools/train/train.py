@@ -65,7 +65,6 @@ import zlib
 
 import numpy as np
 import torch
-from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -74,128 +73,10 @@ from framecast_model import FramecastNet, load_model, save_safetensors  # noqa: 
 from framecast_model.weights import read_tensors  # noqa: E402
 from synth import Synth  # noqa: E402
 from clips import RealClips  # noqa: E402
-from make_pan_set import pan_windows  # noqa: E402
+from losses import (census_loss, charb, compiled_or_eager, distill_loss,  # noqa: E402
+                    grad_loss, pixel_error)
+from validation import load_triplets, pan_triplets, val_summary, validate  # noqa: E402
 import flops  # noqa: E402
-
-
-# ---------------------------------------------------------------------- losses
-def charb(x, eps=1e-3):
-    return torch.sqrt(x * x + eps * eps).mean()
-
-
-def grad_loss(p, g):
-    return (charb((p[..., :, 1:] - p[..., :, :-1]) - (g[..., :, 1:] - g[..., :, :-1]))
-            + charb((p[..., 1:, :] - p[..., :-1, :]) - (g[..., 1:, :] - g[..., :-1, :])))
-
-
-def _census_transform(gray, dy, dx, r):
-    """Soft ternary census of one neighbour offset, on the interior with full 7x7 patches."""
-    h, w = gray.shape[-2:]
-    d = gray[..., r + dy:h - r + dy, r + dx:w - r + dx] - gray[..., r:h - r, r:w - r]
-    return d / torch.sqrt(0.81 + d * d)
-
-
-def census_loss(p, g, radius=3):
-    """Soft ternary census distance over 7x7 patches (border without a full patch left out).
-    One shifted difference at a time: no [B, 49, H, W] tensors, and torch.compile fuses it
-    into a single kernel (it was ~40% of a training step as a 49-channel conv)."""
-    def gray(x):
-        return (0.299 * x[:, 0:1] + 0.587 * x[:, 1:2] + 0.114 * x[:, 2:3]) * 255
-
-    gp, gg = gray(p), gray(g)
-    acc = 0.0
-    for dy in range(-radius, radius + 1):
-        for dx in range(-radius, radius + 1):
-            d = (_census_transform(gp, dy, dx, radius) - _census_transform(gg, dy, dx, radius)) ** 2
-            acc = acc + d / (0.1 + d)
-    return acc.mean() / (2 * radius + 1) ** 2
-
-
-def pixel_error(pred, gt):
-    """|pred - gt| averaged over the channels: [N, 1, H, W]."""
-    return (pred - gt).abs().mean(1, keepdim=True)
-
-
-def distill_loss(flow, teacher_flow, err, teacher_err):
-    """Charbonnier(flow - teacher flow) / 20 (px), only where the teacher's frame is closer to
-    the truth than the student's: the teacher's mistakes are not taught."""
-    better = (teacher_err < err).float()
-    d = (flow - teacher_flow) / 20.0
-    return (torch.sqrt(d * d + 1e-6) * better).mean()
-
-
-def compiled_or_eager(fn, device, shapes):
-    """fn compiled by torch.compile if a first call (forward and backward) on each training
-    shape works, else fn itself: a compiler problem costs speed, never the run. Compiling
-    every shape here keeps it out of the training budget."""
-    t = time.time()
-    try:
-        c = torch.compile(fn, dynamic=False)
-        for shape in shapes:
-            x = torch.rand(shape, device=device, requires_grad=True)
-            c(x, torch.rand_like(x)).backward()
-        print(f"census loss compiled ({time.time() - t:.1f}s)", flush=True)
-        return c
-    except Exception as e:  # noqa: BLE001 -- any compiler failure means: run eagerly
-        print(f"census loss not compiled, running eagerly: {type(e).__name__}: {e}", flush=True)
-        return fn
-
-
-# ---------------------------------------------------------------------- validation
-def load_triplets(root):
-    out = []
-    if not root or not os.path.isdir(root):
-        return out
-    for name in sorted(os.listdir(root)):
-        d = os.path.join(root, name)
-        fr = {}
-        for k in ("frame0", "frame1", "frame2"):
-            for ext in (".png", ".jpg"):
-                if os.path.exists(os.path.join(d, k + ext)):
-                    fr[k] = np.asarray(Image.open(os.path.join(d, k + ext)).convert("RGB"))
-        if len(fr) == 3:
-            out.append((name, fr))
-    return out
-
-
-def pan_triplets(triplets, pans):
-    """Camera pans cut from the validation triplets' frame0, the windows that
-    tools/eval/make_pan_set.py cuts for the same lengths: {pan: [(name, frames)]}, from the
-    sources large enough for the longest pan."""
-    longest = max(pans)
-    out = {pan: [] for pan in pans}
-    for i, (name, fr) in enumerate(triplets):
-        if min(fr["frame0"].shape[:2]) <= 2 * longest:
-            continue
-        for pan in pans:
-            frames = pan_windows(fr["frame0"], pan, i, longest)
-            out[pan].append((name, dict(zip(("frame0", "frame1", "frame2"), frames))))
-    return out
-
-
-def val_summary(val):
-    """A validate() result without its per-triplet numbers, for metadata (empty for None)."""
-    return {k: v for k, v in (val or {}).items() if k != "per_triplet"}
-
-
-@torch.no_grad()
-def validate(net, triplets, device, large_motion=False):
-    net.eval()
-    psnr, ie = [], []
-    for _, fr in triplets:
-        x = [torch.from_numpy(fr[k].copy()).permute(2, 0, 1)[None].float().div(255).to(device)
-             for k in ("frame0", "frame1", "frame2")]
-        pred = net(x[0], x[2], 0.5, large_motion=large_motion)
-        pred = (pred * 255).round().clamp(0, 255)
-        gt = x[1] * 255
-        mse = ((pred - gt) ** 2).mean().item()
-        psnr.append(10 * math.log10(255 ** 2 / max(mse, 1e-10)))
-        ie.append((pred - gt).abs().mean().item())
-    net.train()
-    if not psnr:
-        return None
-    return {"psnr": float(np.mean(psnr)), "ie": float(np.mean(ie)), "n": len(psnr),
-            "per_triplet": {n: round(p, 3) for (n, _), p in zip(triplets, psnr)}}
 
 
 # ---------------------------------------------------------------------- models
@@ -449,7 +330,7 @@ def lr_at(args, step, frac):
     return (args.min_lr + (args.lr - args.min_lr) * cos) * warm
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description="Framecast trainer")
     ap.add_argument("--model", action="append", default=[],
                     help="NAME=VARIANT:C1:C2[:FILM_HIDDEN:REFINE_WIDTH] (repeatable)")
@@ -515,6 +396,11 @@ def main():
     if not args.model:
         args.model = ["default=classic:120:240"]
     args.run_id = args.run_id or datetime.datetime.now().strftime("run-%Y%m%d-%H%M%S")
+    return args
+
+
+def main():
+    args = parse_args()
     os.makedirs(args.out, exist_ok=True)
     t_start = time.time()
     device = torch.device(args.device)
