@@ -30,12 +30,12 @@ void expect_close(const Planes& fast, const Planes& ref, const char* stage) {
 Planes quarter_input(int w, int h, int channels, float t) {
   Planes imgs, xq;
   frames_to_planes(io::test_pattern(w, h, 0.0f), io::test_pattern(w, h, 4.0f), imgs);
-  prep_quarter(imgs, (w + 15) / 16 * 16, (h + 15) / 16 * 16, channels, t, xq);
+  prep_quarter(imgs, padded_size(w), padded_size(h), channels, t, xq);
   return xq;
 }
 
 void compare_nets(const Model& model, int w, int h) {
-  const int pw = (w + 15) / 16 * 16, ph = (h + 15) / 16 * 16;
+  const int pw = padded_size(w), ph = padded_size(h);
   const BlockSpec block0{"block0", pw / 4, ph / 4, model.variant() == Variant::tfact2};
   auto fast = make_dnnl_net(model, block0);
   auto ref = make_reference_net(model, block0);

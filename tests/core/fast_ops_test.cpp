@@ -44,7 +44,7 @@ struct Scene {
 };
 
 Scene scene(int w, int h, SampleDepth depth = SampleDepth::u8) {
-  Scene s{w, h, (w + 15) / 16 * 16, (h + 15) / 16 * 16, {}};
+  Scene s{w, h, padded_size(w), padded_size(h), {}};
   frames_to_planes(io::test_pattern(w, h, 0.0f, depth), io::test_pattern(w, h, 5.0f, depth), s.imgs);
   return s;
 }
@@ -88,8 +88,8 @@ TEST(FastOps, UpsampleFlowAndResidualMatchReference) {
     // block0's output (x8), refinement blocks' (x 2 * scale), the large-motion pass's 1/8
     // output (x16), computed on the frames padded to 32: it may cover more than the grid
     for (int factor : {16, 8, 4, 2}) {
-      const int cw = factor == 16 ? (w + 31) / 32 * 2 : s.pw / factor;
-      const int ch = factor == 16 ? (h + 31) / 32 * 2 : s.ph / factor;
+      const int cw = factor == 16 ? round_up(w, 32) / 16 : s.pw / factor;
+      const int ch = factor == 16 ? round_up(h, 32) / 16 : s.ph / factor;
       const Planes coarse = flow_field(cw, ch, 0.4f, 11);
       Planes a, b;
       fast::upsample_flow(coarse, s.pw, s.ph, float(factor), a);
@@ -123,7 +123,7 @@ TEST(FastOps, RefinePrepMatchesReference) {
     SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
     const Scene s = scene(w, h);
     const Planes coarse = flow_field(s.pw / 8, s.ph / 8, 0.4f, 31);
-    const Planes coarse16 = flow_field((w + 31) / 32 * 2, (h + 31) / 32 * 2, 0.3f, 33);
+    const Planes coarse16 = flow_field(round_up(w, 32) / 16, round_up(h, 32) / 16, 0.3f, 33);
     const Planes full = flow_field(s.pw, s.ph, 3.0f, 32);
     for (const FlowField& flow : {FlowField(coarse), FlowField(coarse16, 16), FlowField(full, 1)}) {
       Planes a, b;
@@ -139,7 +139,7 @@ TEST(FastOps, WarpDisagreementMatchesReference) {
   for (auto [w, h] : kSizes) {
     SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
     const Scene s = scene(w, h);
-    const int pw32 = (w + 31) / 32 * 32, ph32 = (h + 31) / 32 * 32;
+    const int pw32 = round_up(w, 32), ph32 = round_up(h, 32);
     const Planes coarse8 = flow_field(s.pw / 8, s.ph / 8, 0.4f, 41);
     const Planes coarse16 = flow_field(pw32 / 16, ph32 / 16, 0.3f, 42);  // covers more
     const Planes full = flow_field(s.pw, s.ph, 3.0f, 43);
