@@ -18,8 +18,11 @@ FLOW_NORM = 20.0  # the refine head sees flow * (0.25 / FLOW_NORM) (wgslRefinePr
 
 def pad16(x, multiple=16):
     """Pad right/bottom by edge replication to the next multiple of 16 (issue 2), or of
-    `multiple` where block0 runs at 1/8 (32)."""
+    `multiple` where block0 runs at 1/8 (32). x itself when it needs no padding (block0 at 1/4
+    reads the grid as it is: no copy per call)."""
     h, w = x.shape[-2:]
+    if not (w % multiple or h % multiple):
+        return x
     return F.pad(x, (0, -w % multiple, 0, -h % multiple), mode="replicate")
 
 
