@@ -30,6 +30,8 @@ import tempfile
 import numpy as np
 from PIL import Image
 
+from frame_runs import STILL_DIFF, drop_repeats, shots
+
 # name, package, path inside the package. Real recordings only: animations, screen captures,
 # test charts and sources below 400 px were looked at and left out.
 SOURCES = [
@@ -46,11 +48,6 @@ SOURCES = [
     ("lego", "python3-hug-doc",
      "/usr/share/doc/python3-hug/examples/streaming_movie_server/movie.mp4"),
 ]
-
-CUT_RATIO = 4.0     # a frame difference this many times the video's median starts a new shot
-REPEAT_DIFF = 0.05  # mean |difference| (0..255) below which a frame repeats the one before
-STILL_DIFF = 0.8    # runs whose mean difference is below this teach nothing about motion
-
 
 def fetch(packages, cache):
     """apt-get download each package into cache (once) and unpack it; returns {pkg: root}."""
@@ -92,33 +89,6 @@ def decode(path, long_side):
                           "-vsync", "passthrough", "-"], capture_output=True, check=True).stdout
     frames = np.frombuffer(raw, np.uint8).reshape(-1, H, W, 3)
     return frames, num / den, (w, h)
-
-
-def neighbour_diff(frames):
-    f = frames.astype(np.int16)
-    return np.abs(f[1:] - f[:-1]).mean(axis=(1, 2, 3))
-
-
-def drop_repeats(frames):
-    """Frames that repeat the one before (a slower source shown at the container's rate, as
-    in diver.mov, every third frame) are dropped, which restores the source's even timing."""
-    keep = np.concatenate(([True], neighbour_diff(frames) >= REPEAT_DIFF))
-    return frames[keep]
-
-
-def shots(frames):
-    """Maximal runs of frames with no cut between neighbours, and the mean |difference| of each
-    neighbour pair."""
-    diff = neighbour_diff(frames)
-    median = float(np.median(diff)) if len(diff) else 0.0
-    breaks = diff > CUT_RATIO * max(median, 1.0)
-    runs, start = [], 0
-    for i, b in enumerate(breaks):
-        if b:
-            runs.append((start, i + 1))
-            start = i + 1
-    runs.append((start, len(frames)))
-    return runs, diff
 
 
 def pick_runs(runs, diff, seq, budget):

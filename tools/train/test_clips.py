@@ -1,13 +1,16 @@
 #!/usr/bin/python3
-"""Tests of the real-video training data on the CPU: make_clips.py's repeated-frame and cut
-detection on frames made here, clips.py's triplets (the middle frame and t match the frames'
-positions in their run, through mirroring and time reversal; runs too small for the crop are
-left out), and train.py's share of real batches (--data NAME=real=FRACTION).
+"""Tests of the real-video training data on the CPU: frame_runs.py's repeated-frame, cut and
+still-stretch detection on frames made here, the real-video set's runs read from H.264 clips,
+clips.py's triplets (the middle frame and t match the frames' positions in their run, through
+turns, mirroring, channel order and time reversal; runs too small for the crop are left out),
+and train.py's share of real batches (--data NAME=real=FRACTION).
 
 Run: /usr/bin/python3 -m unittest tools/train/test_clips.py   (or run this file)
 """
 import json
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -19,8 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
 from framecast_model.testdata import make_frames  # noqa: E402
-from clips import RealClips  # noqa: E402
-from make_clips import drop_repeats, pick_runs, shots  # noqa: E402
+from clips import RealClips, jpeg_runs, load_runs  # noqa: E402
+from frame_runs import drop_repeats, moving_runs, shots  # noqa: E402
+from make_clips import pick_runs  # noqa: E402
 from train import DataGroup, parse_data  # noqa: E402
 
 LEVEL_STEP = 18  # frame k of a test run is a texture brightened by k * LEVEL_STEP
@@ -73,6 +77,14 @@ class MakeClipsTest(unittest.TestCase):
             self.assertGreater(motion, 1.0)
         self.assertEqual(len(pick_runs(runs, diff, seq=4, budget=2)), 2)
 
+    def test_moving_runs_leave_out_cuts_and_still_stretches(self):
+        a = panned(64, 48, 10, seed=5, step=2)
+        still = np.repeat(a[-1:], 6, axis=0)
+        b = 255 - panned(64, 48, 7, seed=6, step=2)  # a cut, then another moving shot
+        frames = np.concatenate([a, still, b, b[-1:], b[-1:] // 2 + 60])
+        self.assertEqual(moving_runs(frames), [(0, 10), (16, 25)])  # a lone repeat stays
+        self.assertEqual(moving_runs(np.repeat(a[:1], 9, axis=0)), [])
+
 
 class RealClipsTest(unittest.TestCase):
     def setUp(self):
@@ -90,7 +102,7 @@ class RealClipsTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_triplets_match_the_positions_of_their_frames(self):
-        clips = RealClips(self.root, "cpu", size=64, seed=5)
+        clips = RealClips(jpeg_runs(self.root), "cpu", size=64, seed=5)
         self.assertEqual(len(clips.runs), 3)
         b = clips.sample(64)
         for key in ("img0", "imgt", "img1"):
@@ -109,7 +121,44 @@ class RealClipsTest(unittest.TestCase):
 
     def test_no_run_large_enough_is_an_error(self):
         with self.assertRaisesRegex(ValueError, "no run"):
-            RealClips(self.root, "cpu", size=96)
+            RealClips(jpeg_runs(self.root), "cpu", size=96)
+
+
+@unittest.skipUnless(shutil.which("ffmpeg"), "needs the ffmpeg command")
+class VideoSetTest(unittest.TestCase):
+    """The real-video set's layout (manifest.json, clips/*.mp4) read as the trainer reads it."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        root = self.tmp.name
+        os.makedirs(os.path.join(root, "clips"))
+        shot_a, shot_b = panned(96, 80, 12, seed=30, step=1), 255 - panned(96, 80, 9, seed=31, step=1)
+        clips = []
+        for cid, shard, frames in (("a", 0, np.concatenate([shot_a, shot_b])),
+                                   ("b", 1, panned(96, 80, 10, seed=32)),
+                                   ("v", None, panned(96, 80, 10, seed=33))):
+            file = f"clips/{cid}.mp4"
+            subprocess.run(["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
+                            "-s", "96x80", "-r", "25", "-i", "-", "-c:v", "libx264", "-crf", "12",
+                            "-pix_fmt", "yuv420p", os.path.join(root, file)],
+                           input=frames.tobytes(), check=True)
+            clips.append({"id": cid, "file": file, "split": "val" if shard is None else "train",
+                          **({} if shard is None else {"shard": shard})})
+        with open(os.path.join(root, "manifest.json"), "w") as f:
+            json.dump({"clips": clips}, f)
+        self.root, self.shot_a = root, shot_a
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_the_shards_clips_are_cut_into_runs(self):
+        runs = load_runs(self.root, shards=[0], log=lambda _: None)
+        self.assertEqual([len(r) for r in runs], [12, 9])  # the cut splits clip a
+        self.assertEqual(runs[0].shape[1:], (80, 96, 3))
+        self.assertLess(np.abs(runs[0][5].astype(int) - self.shot_a[5]).mean(), 4)
+        self.assertEqual(len(load_runs(self.root, shards=[0, 1], log=lambda _: None)), 3)
+        with self.assertRaisesRegex(ValueError, "no training clip"):
+            load_runs(self.root, shards=[4])
 
 
 class RealShareTest(unittest.TestCase):

@@ -42,8 +42,9 @@ single step's weights land anywhere in it. Both are validated at the end; the ra
 numbers go into the metadata as davis_val_raw.
 
 --data NAME=real=FRACTION draws that share of NAME's batches from real video instead
-(clips.py: triplets cut from the runs of --clips, made by make_clips.py) at --real-size px;
-the other batches are synthetic. Real batches carry no ground-truth flow.
+(clips.py: triplets cut from the runs of --clips, made by make_clips.py, or from the --shards
+of the real-video set when --clips names it) at --real-size px; the other batches are
+synthetic (real=1: no synthetic batch at all). Real batches carry no ground-truth flow.
 
 --val-pans 64,96 also validates on camera pans of those lengths cut from the validation
 frames (tools/eval/make_pan_set.py's windows): large motion, where the models break first.
@@ -72,7 +73,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from framecast_model import FramecastNet, load_model, save_safetensors  # noqa: E402
 from framecast_model.weights import read_tensors  # noqa: E402
 from synth import Synth  # noqa: E402
-from clips import RealClips  # noqa: E402
+from clips import RealClips, is_video_set, load_runs  # noqa: E402
 from losses import (census_loss, charb, compiled_or_eager, distill_loss,  # noqa: E402
                     grad_loss, pixel_error)
 from validation import load_triplets, pan_triplets, val_summary, validate  # noqa: E402
@@ -239,7 +240,9 @@ class Trainee:
             "data": "tools/train/synth.py on .pool (tools/train/make_pool.py), "
                     f"{size}x{size}, motion up to {motion:g} px, t~U(0.05,0.95)"
                     + (f"; {self.data['real']:g} of the batches real video (tools/train/"
-                       f"clips.py on .pool/clips, {args.real_size}x{args.real_size})"
+                       f"clips.py on {os.path.basename(os.path.normpath(args.clips))}"
+                       + (f" shards {args.shards}" if is_video_set(args.clips) else "")
+                       + f", {args.real_size}x{args.real_size}, gaps up to {args.real_gap})"
                        if self.data.get("real") else "")
                     + (f", data mix {self.data}" if self.data else "")
                     + (", large-motion pass on" if args.large_motion else ""),
@@ -280,7 +283,7 @@ class DataGroup:
         self.real_batches = 0
 
     def sample(self, B, flow):
-        if self.real is not None and self.rng.random() < self.real_frac:
+        if self.real is not None and (self.gen is None or self.rng.random() < self.real_frac):
             self.real_batches += 1
             return self.real.sample(B)
         return self.gen.sample(B, flow=flow)
@@ -354,7 +357,14 @@ def parse_args():
     ap.add_argument("--out", default=os.environ.get("OUT", "out"))
     ap.add_argument("--pool", default=".pool")
     ap.add_argument("--val", default=".pool/val/davis")
-    ap.add_argument("--clips", default=".pool/clips", help="real-video runs (make_clips.py)")
+    ap.add_argument("--clips", default=".pool/clips",
+                    help="real video: a make_clips.py folder, or the real-video set's folder "
+                         "(manifest.json, clips/) whose --shards are decoded")
+    ap.add_argument("--shards", default="0",
+                    type=lambda s: sorted({int(k) for k in s.split(",")}),
+                    help="the real-video set's training shards to read, e.g. 0,1")
+    ap.add_argument("--real-gap", type=int, default=7,
+                    help="real triplets span 2 .. this many frame intervals (t = j / n)")
     ap.add_argument("--real-size", type=int, default=320,
                     help="crop size of real-video batches (--data NAME=real=FRACTION)")
     ap.add_argument("--val-pans", default="",
@@ -431,7 +441,7 @@ def main():
     datas = dict(parse_data(d) for d in args.data)
     if set(datas) - {m.name for m in models}:
         sys.exit(f"--data names no model: {sorted(set(datas) - {m.name for m in models})}")
-    groups = {}
+    groups, runs = {}, None
     for m in models:
         m.data = datas.get(m.name, {})
         key = tuple(sorted(m.data.items()))
@@ -446,12 +456,15 @@ def main():
                 if args.real_size % 16:
                     sys.exit(f"--real-size {args.real_size} is not a multiple of 16")
                 try:
-                    real = RealClips(args.clips, device, args.real_size, seed)
+                    if runs is None:  # decoded once, shared by every data mix
+                        runs = load_runs(args.clips, args.shards)
+                    real = RealClips(runs, device, args.real_size, seed, args.real_gap)
                 except (OSError, ValueError) as e:
                     sys.exit(f"--data {m.name}: no real video in {args.clips} "
-                             f"(make_clips.py writes it): {e}")
-            groups[key] = DataGroup(Synth(args.pool, device, bank=args.bank, seed=seed, **knobs),
-                                    real, real_frac, seed)
+                             f"(make_clips.py writes it, or name the real-video set): {e}")
+            gen = (Synth(args.pool, device, bank=args.bank, seed=seed, **knobs)
+                   if real_frac < 1 else None)  # all-real batches need no photo pool
+            groups[key] = DataGroup(gen, real, real_frac, seed)
         groups[key].models.append(m)
     groups = list(groups.values())
     teachers = {}
@@ -461,9 +474,10 @@ def main():
     live_teachers = {t for t in teachers.values() if isinstance(t, str)}
     triplets = load_triplets(args.val)
     pans = pan_triplets(triplets, [int(p) for p in args.val_pans.split(",")]) if args.val_pans else {}
-    gen = groups[0].gen
-    print(f"pool {len(gen.pool)} images, bank {gen.K}x{gen.R}, {len(groups)} data mix(es), "
-          f"{len(triplets)} val triplets, setup {time.time() - t_start:.1f}s", flush=True)
+    gen = next((g.gen for g in groups if g.gen is not None), None)
+    print((f"pool {len(gen.pool)} images, bank {gen.K}x{gen.R}, " if gen else "no synthetic batches, ")
+          + f"{len(groups)} data mix(es), {len(triplets)} val triplets, "
+          f"setup {time.time() - t_start:.1f}s", flush=True)
     if args.val_start:
         for m in models:
             if m.resumed:
@@ -473,7 +487,8 @@ def main():
 
     census_fn = census_loss
     if args.compile_census and device.type == "cuda" and hasattr(torch, "compile"):
-        sizes = {g.gen.S for g in groups} | {g.real.S for g in groups if g.real is not None}
+        sizes = ({g.gen.S for g in groups if g.gen is not None}
+                 | {g.real.S for g in groups if g.real is not None})
         census_fn = compiled_or_eager(census_loss, device,
                                       [(args.batch, 3, s, s) for s in sorted(sizes)])
     amp = (torch.autocast("cuda", dtype=torch.bfloat16)
