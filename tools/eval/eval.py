@@ -28,6 +28,7 @@ Output: a Markdown table (stdout, and -o FILE), plus per-triplet rows with --per
 Needs numpy and PIL (Debian's /usr/bin/python3) and `ffmpeg` on PATH for minterpolate.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -143,6 +144,25 @@ def m_framecast(binary, model, backend, extra):
 
 
 # ------------------------------------------------------------------ main
+def group_table(root, trips, per):
+    """PSNR per group when the set labels its triplets (groups.json: {triplet: {"class": ...,
+    "motion": ...}}, as make_video_val_set.py writes): one column per class and motion size."""
+    path = os.path.join(root, "groups.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        labels = json.load(f)
+    names = [name for name, _ in trips]
+    keys = sorted({(field, labels[n][field]) for n in names for field in ("class", "motion")})
+    head = [f"{value} ({sum(labels[n][field] == value for n in names)})" for field, value in keys]
+    lines = ["| method (PSNR) | " + " | ".join(head) + " |", "|---|" + "---|" * len(keys)]
+    for label, rows in per:
+        cells = [np.mean([r[1] for n, r in zip(names, rows) if labels[n][field] == value])
+                 for field, value in keys]
+        lines.append(f"| {label} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
+    return lines + [""]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("sets", nargs="+", help="triplet folders (<set>/<name>/frame{0,1,2}.png)")
@@ -206,6 +226,7 @@ def main():
                 print(lines[-1], file=sys.stderr, flush=True)
                 per.append((label, rows))
             lines.append("")
+            lines += group_table(root, trips, per)
             if a.per_triplet:
                 lines += ["| triplet | " + " | ".join(l for l, _ in per) + " |",
                           "|---|" + "---|" * len(per)]
