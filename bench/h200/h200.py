@@ -1,5 +1,5 @@
 """Helpers of run.sh on the GPU machine (its python3 has numpy, OpenCV and PyTorch):
-test frames, output comparison, a random 240-channel tfact2 model, the benchmark table."""
+test frames, output comparison, random 240-channel models, the benchmark table."""
 import json
 import sys
 
@@ -37,13 +37,14 @@ def compare(a, b):
           f"mean {d.mean() / lsb:.4f}), {100.0 * (d > 0).mean():.3f}% differ")
 
 
-def tfact2(path):
+def random_model(variant, path):
+    """A 120/240-channel model of the variant with random weights, for timings."""
     import torch
     sys.path.insert(0, "tools")
     from framecast_model.graph import FramecastNet
     from framecast_model.weights import save_safetensors
     torch.manual_seed(1)
-    save_safetensors(FramecastNet("tfact2", 120, 240, 64, 32).eval(), path)
+    save_safetensors(FramecastNet(variant, 120, 240, 64, 32).eval(), path)
 
 
 def merge(out, files):
@@ -76,8 +77,8 @@ if __name__ == "__main__":
         frames(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "16")
     elif cmd == "compare":
         compare(sys.argv[2], sys.argv[3])
-    elif cmd == "tfact2":
-        tfact2(sys.argv[2])
+    elif cmd in ("tfact2", "classic"):
+        random_model(cmd, sys.argv[2])
     elif cmd == "merge":
         merge(sys.argv[2], sys.argv[3:])
     elif cmd == "table":

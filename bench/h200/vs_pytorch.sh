@@ -1,0 +1,44 @@
+#!/bin/bash
+# Framecast against PyTorch on the same GPU, in one device call: the shipped fast and quality
+# models and the seed's classic graph (C1 120, C2 240, random weights) at 1920x1080, with the
+# large-motion pass on and off, through `framecast bench` (Vulkan, tuned, f16) and through the
+# project's PyTorch model (bench/h200/vs_pytorch.py: eager, CUDA graph, torch.compile), then
+# one table. Needs .gl and .gpu from prepare.sh (carry both). Output: $OUT/vs_pytorch.txt,
+# $OUT/table.md, $OUT/torch.json, $OUT/framecast.tar.gz.
+set -u
+exec > >(tee "$OUT/vs_pytorch.txt") 2>&1
+source bench/h200/setup.sh
+
+step setup
+date -u; git log -1 --format='commit %H' 2>/dev/null
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+python3 bench/h200/h200.py classic /tmp/framecast-classic240.safetensors
+models="assets/models/framecast-fast.safetensors assets/models/framecast-quality.safetensors
+        /tmp/framecast-classic240.safetensors"
+
+step "tune (quality's block0 has the classic graph's widths, so its choices serve both)"
+for m in fast quality; do timeout 90 $FC tune --model $m --size 1920x1080 --precision f16 | tail -3; done
+
+step "framecast bench: timed, then again with --profile for the stages"
+mkdir -p /tmp/fc
+for m in $models; do
+  name=$(basename "$m" .safetensors)
+  for lm in on off; do
+    for kind in timed profile; do
+      file=/tmp/fc/$name.$lm.json; extra=
+      [[ $kind == profile ]] && file=/tmp/fc/$name.$lm.profile.json extra=--profile
+      timeout 60 $FC bench --backend vulkan --model "$m" --precision f16 --large-motion $lm \
+        --warmup 5 --runs 20 --size 1920x1080 --json $extra > "$file"
+    done
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print(sys.argv[1], r['ms_per_pair'], 'ms')" /tmp/fc/$name.$lm.json
+  done
+done
+tar -czf "$OUT/framecast.tar.gz" -C /tmp fc
+
+step "PyTorch (compiles with max-autotune: fast with its pass, the classic graph without)"
+# shellcheck disable=SC2086  # the model list is split on purpose
+timeout "${TORCH_SECONDS:-330}" python3 bench/h200/vs_pytorch.py torch "$OUT/torch.json" $models \
+  --compile framecast-fast:on,framecast-classic240:off
+
+step table
+python3 bench/h200/vs_pytorch.py table "$OUT/torch.json" /tmp/fc | tee "$OUT/table.md"
