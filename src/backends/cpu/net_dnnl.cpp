@@ -5,6 +5,8 @@
 // primitive in place after each convolution: as a post-op (oneDNN 2.6) it drops the
 // convolution to the reference implementation, ~30x slower.
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -13,6 +15,14 @@
 
 namespace framecast::cpu {
 namespace {
+
+float bf16_to_float(std::uint16_t v) { return std::bit_cast<float>(std::uint32_t(v) << 16); }
+
+// Rounded to nearest, ties to even, as oneDNN stores bfloat16.
+std::uint16_t float_to_bf16(float f) {
+  const auto bits = std::bit_cast<std::uint32_t>(f);
+  return std::uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
 
 using dnnl::memory;
 using tag = memory::format_tag;
@@ -43,7 +53,6 @@ class DnnlNet final : public ConvNet {
     feat0_ = memory(act_md, engine_);
     residual_ = dnnl::binary({{dnnl::algorithm::binary_add, act_md, act_md, act_md}, engine_});
     make_decoder(b, act_md, h / 2, w / 2);
-    if (model.shape().film_hidden > 0) make_film(act_md);
     if (block.refine_head) make_refine(h, w);
   }
 
@@ -66,15 +75,36 @@ class DnnlNet final : public ConvNet {
   }
   void restore_trunk() override { copy(trunk_, act_); }
 
+  // FiLM: act = act * (1 + scale) + shift per channel, in place in the trunk's blocked layout.
+  // A loop of our own: oneDNN 2.6's AVX2 batch normalisation, which ran this affine before,
+  // returns wrong activations (the t-factored goldens failed on an AVX2-only EPYC).
   void film(std::span<const float> scale_shift) override {
-    const std::size_t c = scale_shift.size() / 2;
-    auto* scale = static_cast<float*>(film_scale_.get_data_handle());
-    for (std::size_t i = 0; i < c; ++i) scale[i] = 1.0f + scale_shift[i];
-    std::memcpy(film_shift_.get_data_handle(), scale_shift.data() + c, c * sizeof(float));
-    film_.execute(stream_, {{DNNL_ARG_SRC, act_}, {DNNL_ARG_DST, act_}, {DNNL_ARG_MEAN, film_mean_},
-                            {DNNL_ARG_VARIANCE, film_variance_}, {DNNL_ARG_SCALE, film_scale_},
-                            {DNNL_ARG_SHIFT, film_shift_}});
-    stream_.wait();
+    const dnnl_memory_desc_t& d = act_.get_desc().data;
+    const auto& blocking = d.format_desc.blocking;
+    const bool channel_blocks = blocking.inner_nblks == 1 && blocking.inner_idxs[0] == 1;
+    if (d.format_kind != dnnl_blocked || (blocking.inner_nblks != 0 && !channel_blocks))
+      throw Error(ErrorKind::internal, "FiLM: unexpected activation layout");
+    const dnnl_dim_t block = channel_blocks ? blocking.inner_blks[0] : 1;
+    const dnnl_dim_t channels = d.dims[1], height = d.dims[2], width = d.dims[3];
+    const float* shift = scale_shift.data() + channels;
+    auto affine = [&](auto* data, auto load, auto store) {
+#pragma omp parallel for collapse(2)
+      for (dnnl_dim_t c = 0; c < channels; ++c)
+        for (dnnl_dim_t y = 0; y < height; ++y) {
+          const float gain = 1.0f + scale_shift[std::size_t(c)];
+          auto* row = data + (c / block) * blocking.strides[1] + y * blocking.strides[2] + c % block;
+          for (dnnl_dim_t x = 0; x < width; ++x) {
+            auto& v = row[x * blocking.strides[3]];
+            v = store(load(v) * gain + shift[c]);
+          }
+        }
+    };
+    if (act_dt_ == dt::f32) {
+      auto same = [](float v) { return v; };
+      affine(static_cast<float*>(act_.get_data_handle()), same, same);
+    } else {
+      affine(static_cast<std::uint16_t*>(act_.get_data_handle()), bf16_to_float, float_to_bf16);
+    }
   }
 
   void decode(Planes& tmp8) override {
@@ -209,23 +239,6 @@ class DnnlNet final : public ConvNet {
     deconv_bias_ = user_memory(bias_md, block + ".lastconv.bias");
   }
 
-  void make_film(const memory::desc& act_md) {
-    // A per-channel affine is batch normalisation with mean 0 and variance 1 (and epsilon 0:
-    // x / sqrt(1) is exact). oneDNN 2.6 runs its binary primitive with a per-channel operand
-    // on this blocked layout through its reference kernel: 123 ms at 1080p; this one is JIT.
-    const memory::desc per_channel({act_md.dims()[1]}, dt::f32, tag::x);
-    const auto flags = dnnl::normalization_flags::use_global_stats |
-                       dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
-    film_ = dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(
-        {dnnl::prop_kind::forward_inference, act_md, 0.0f, flags}, engine_));
-    film_mean_ = memory(per_channel, engine_);
-    film_variance_ = memory(per_channel, engine_);
-    std::fill_n(static_cast<float*>(film_mean_.get_data_handle()), act_md.dims()[1], 0.0f);
-    std::fill_n(static_cast<float*>(film_variance_.get_data_handle()), act_md.dims()[1], 1.0f);
-    film_scale_ = memory(per_channel, engine_);
-    film_shift_ = memory(per_channel, engine_);
-  }
-
   void make_refine(memory::dim h4, memory::dim w4) {
     const memory::dim r = model_.shape().refine_width;
     // Every conv stays in the blocked layout and one reorder makes the planes: a blocked-in,
@@ -251,8 +264,6 @@ class DnnlNet final : public ConvNet {
   dnnl::binary residual_;  // the trunk's residual: dst += feat0
   dnnl::deconvolution_forward deconv_;
   memory deconv_weights_, deconv_bias_, deconv_out_;
-  dnnl::batch_normalization_forward film_;
-  memory film_mean_, film_variance_, film_scale_, film_shift_;
 };
 
 }  // namespace
