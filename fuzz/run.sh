@@ -25,5 +25,5 @@ for corpus in "$here"/corpus/*/; do
   "$binary" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$scratch/" -print_final_stats=1 "$scratch/$target" "$corpus" \
     2>"$scratch/$target.log" || { cat "$scratch/$target.log"; exit 1; }
-  grep -E '^#[0-9]+ +DONE' "$scratch/$target.log" || true
+  grep -E '^#[0-9]+[[:space:]]+DONE' "$scratch/$target.log" || true
 done
