@@ -8,6 +8,7 @@ packages=(
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg
   python3-torch python3-numpy python3-pil
   qemu-user
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/arguments.hpp"
 #include "cli/common.hpp"
 #include "framecast/error.hpp"
 #include "io/test_pattern.hpp"

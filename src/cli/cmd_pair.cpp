@@ -1,8 +1,7 @@
 // framecast pair FRAME0 FRAME1 -o OUT [-t T[,T...]]: the frames between two images.
-#include <cctype>
-#include <cstdio>
 #include <memory>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "framecast/error.hpp"
@@ -14,46 +13,12 @@ namespace {
 
 struct PairOptions {
   std::string frame0, frame1, output;
-  std::vector<float> ts = {0.5f};
+  std::vector<float> ts;
   EngineOptions engine;
 };
 
-// The output names: OUT itself for one t; with several, OUT's one printf integer field
-// (%d, %03d, ...) filled 1..N.
-std::size_t integer_fields(const std::string& pattern) {
-  std::size_t fields = 0;
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != '%') continue;
-    std::size_t j = i + 1;
-    while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j]))) ++j;
-    if (j < pattern.size() && pattern[j] == 'd') ++fields;
-  }
-  return fields;
-}
-
-std::vector<std::string> output_names(const std::string& pattern, std::size_t count) {
-  const std::size_t fields = integer_fields(pattern);
-  if (fields > 1 || (count > 1 && fields == 0))
-    throw Error(ErrorKind::invalid_argument,
-                "with several t the output name needs one integer field such as mid_%02d.png (got '" +
-                    pattern + "')");
-  std::vector<std::string> names;
-  for (std::size_t i = 1; i <= count; ++i) {
-    if (fields == 0) {
-      names.push_back(pattern);
-      continue;
-    }
-    std::vector<char> buffer(pattern.size() + 32);
-    std::snprintf(buffer.data(), buffer.size(), pattern.c_str(), int(i));
-    names.emplace_back(buffer.data());
-  }
-  return names;
-}
-
 void run_pair(const PairOptions& options) {
-  for (float t : options.ts)
-    if (!(t >= 0.0f && t <= 1.0f))
-      throw Error(ErrorKind::invalid_argument, "t = " + std::to_string(t) + " is outside [0, 1]");
+  check_ts(options.ts);
   const auto names = output_names(options.output, options.ts.size());
   // Every output gets its temporary before any work, so an unwritable destination fails fast.
   std::vector<std::unique_ptr<io::AtomicFile>> outputs;
@@ -92,9 +57,7 @@ void add_pair_command(CLI::App& app) {
   cmd->add_option("-o,--output", options->output,
                   "output PNG; with several t a name with an integer field, e.g. mid_%02d.png")
       ->required();
-  cmd->add_option("-t,--t", options->ts, "position(s) between the frames in [0, 1], comma-separated")
-      ->delimiter(',')
-      ->capture_default_str();
+  add_t_option(*cmd, options->ts);
   add_engine_options(*cmd, options->engine);
   cmd->callback([options] { run_pair(*options); });
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/arguments.hpp"
 #include "cli/common.hpp"
 #include "framecast/error.hpp"
 #ifdef FRAMECAST_HAVE_VULKAN

@@ -78,18 +78,4 @@ Engine make_engine(const EngineOptions& options, const Engine::ModelPicker& pick
   return engine;
 }
 
-std::pair<int, int> parse_size(const std::string& text) {
-  const auto x = text.find('x');
-  try {
-    std::size_t used_w = 0, used_h = 0;
-    const int w = std::stoi(text.substr(0, x), &used_w);
-    const int h = std::stoi(text.substr(x + 1), &used_h);
-    if (x != std::string::npos && used_w == x && used_h == text.size() - x - 1 && w > 0 && h > 0 &&
-        w <= 16384 && h <= 16384)
-      return {w, h};
-  } catch (const std::logic_error&) {
-  }
-  throw Error(ErrorKind::invalid_argument, "invalid size '" + text + "' (expected WxH, e.g. 1920x1080)");
-}
-
 }  // namespace framecast::cli

@@ -32,9 +32,6 @@ Engine make_engine(const EngineOptions& options);
 // The same with the model picked once the backend is known (options.model is not used).
 Engine make_engine(const EngineOptions& options, const Engine::ModelPicker& pick);
 
-// "1280x720" -> {1280, 720}; throws Error(invalid_argument).
-std::pair<int, int> parse_size(const std::string& text);
-
 void warn(const std::string& message);
 
 // Set by SIGINT/SIGTERM; long loops poll it and unwind with Error(cancelled), so that

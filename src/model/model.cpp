@@ -89,8 +89,9 @@ std::vector<int> block_scales(const std::string& metadata_json, std::size_t bloc
     bad("must list one scale per block (" + std::to_string(blocks) + ")");
   for (std::size_t k = 0; k < blocks; ++k) {
     if (!given[k].is_number_integer()) bad("holds a non-integer");
+    // Compared before narrowing: 4294967300 as an int would be 4.
+    if (given[k] != 1 && given[k] != 2 && given[k] != 4) bad("allows 4, 2 and 1 only");
     scales[k] = given[k].get<int>();
-    if (scales[k] != 1 && scales[k] != 2 && scales[k] != 4) bad("allows 4, 2 and 1 only");
   }
   if (scales[0] != 4) bad("must start with 4 (block0's scale)");
   return scales;

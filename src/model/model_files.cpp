@@ -60,11 +60,17 @@ std::size_t element_count(const std::filesystem::path& file, const std::string& 
 }  // namespace
 
 RawModel read_json_bin(const std::filesystem::path& json_path) {
-  const auto manifest = parse_json(json_path, read_file(json_path));
-  if (!manifest.is_object()) fail(json_path, "the manifest is not a JSON object");
+  const std::string manifest = read_file(json_path);
   auto bin_path = json_path;
   bin_path.replace_extension(".bin");
-  const std::string bin = read_file(bin_path);
+  return parse_json_bin(manifest, read_file(bin_path), json_path, bin_path);
+}
+
+RawModel parse_json_bin(std::string_view manifest_text, std::string_view bin,
+                        const std::filesystem::path& json_path,
+                        const std::filesystem::path& bin_path) {
+  const auto manifest = parse_json(json_path, manifest_text);
+  if (!manifest.is_object()) fail(json_path, "the manifest is not a JSON object");
   if (bin.size() % 4 != 0) fail(bin_path, "size is not a multiple of 4 bytes (truncated?)");
   const std::size_t floats = bin.size() / 4;
 
@@ -93,7 +99,10 @@ RawModel read_json_bin(const std::filesystem::path& json_path) {
 }
 
 RawModel read_safetensors(const std::filesystem::path& path) {
-  const std::string bytes = read_file(path);
+  return parse_safetensors(read_file(path), path);
+}
+
+RawModel parse_safetensors(std::string_view bytes, const std::filesystem::path& path) {
   if (bytes.size() < 8) fail(path, "too short to be a safetensors file");
   std::uint64_t header_len;
   std::memcpy(&header_len, bytes.data(), 8);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "framecast/model.hpp"
 
@@ -18,5 +19,11 @@ struct RawModel {
 RawModel read_json_bin(const std::filesystem::path& json_path);
 // The safetensors format with F32, F16 or BF16 tensors.
 RawModel read_safetensors(const std::filesystem::path& path);
+
+// The same from bytes in memory (the readers above, and the fuzz targets); the paths only
+// name the files in error messages.
+RawModel parse_json_bin(std::string_view manifest, std::string_view bin,
+                        const std::filesystem::path& json_path, const std::filesystem::path& bin_path);
+RawModel parse_safetensors(std::string_view bytes, const std::filesystem::path& path);
 
 }  // namespace framecast::model_files

@@ -202,10 +202,10 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   refuse_same_file(job);
   Messages messages;
   const Warn warn = [&](const std::string& text) { messages.add(text); };
-  VideoSource source(job.input, job.strict, warn);
+  VideoSource source(job.input, job.strict, warn, hooks.cancelled);
   const SourceInfo& in = source.info();
   const Rational rate = output_rate(job.rate, source);
-  VideoSink sink(job.output, source, rate, job.encoder, warn);
+  VideoSink sink(job.output, source, rate, job.encoder, warn, hooks.cancelled);
   if (hooks.started)
     hooks.started(source.name() + ": " + in.codec + " " + std::to_string(in.width) + "x" +
                   std::to_string(in.height) + " " + av_get_pix_fmt_name(in.pixel_format) + " " +
@@ -240,7 +240,12 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
 
   const auto start = Clock::now();
   std::jthread decode_thread(stage([&](std::stop_token stop) {
-    std::stop_callback abort(stop, [&] { source.abort(); });
+    // Both ends: a stopped job must not wait on a read or a write (the decode thread also
+    // writes copied packets).
+    std::stop_callback abort(stop, [&] {
+      source.abort();
+      sink.abort();
+    });
     for (;;) {
       std::optional<SourceFrame> frame;
       Thumbnail thumbnail;
@@ -308,8 +313,9 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   for (std::jthread* t : {&decode_thread, &interpolate_thread, &encode_thread}) t->request_stop();
   for (std::jthread* t : {&decode_thread, &interpolate_thread, &encode_thread}) t->join();
   messages.forward(hooks.warning);
+  // A stage that failed because of the interruption (a write cut short) is not the news.
+  if (cancelled || (hooks.cancelled && hooks.cancelled())) throw Error(ErrorKind::cancelled, "interrupted");
   if (failure) std::rethrow_exception(failure);
-  if (cancelled) throw Error(ErrorKind::cancelled, "interrupted");
   sink.commit();
   return snapshot(true);
 }

@@ -76,7 +76,11 @@ std::int64_t Rational::floor() const noexcept {
 }
 
 std::int64_t Rational::round() const noexcept {
-  return (*this + Rational(1, 2)).floor();
+  // floor((2 num + den) / (2 den)) in 128 bits: adding 1/2 as a Rational could overflow and
+  // throw, which a noexcept function must not.
+  const Wide n = Wide(num_) * 2 + den_, d = Wide(den_) * 2;
+  const Wide q = n / d;
+  return std::int64_t(n % d != 0 && n < 0 ? q - 1 : q);
 }
 
 std::string Rational::str() const {
@@ -136,6 +140,9 @@ Rational parse_frame_rate(std::string_view text, std::string_view what) {
   const auto dot = text.find('.');
   // One decimal is too coarse to mean NTSC ("59.9" stays 599/10).
   if (dot == std::string_view::npos || text.size() - dot - 1 < 2 || exact.den() == 1) return exact;
+  // No NTSC rate is anywhere near a million fps; the bound also keeps the products below
+  // (numerator up to 10^6 times a denominator of at most 10^9, times 1001) within 64 bits.
+  if (exact > Rational(1000000)) return exact;
   // An NTSC rate n*1000/1001 printed with this many decimals reads exactly like `text`.
   const std::int64_t n = Rational(exact.num() * 1001, exact.den() * 1000).round();
   if (n <= 0) return exact;

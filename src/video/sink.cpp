@@ -1,5 +1,9 @@
 #include "video/sink.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstring>
 
 namespace framecast::video {
@@ -32,8 +36,8 @@ AVStream& new_stream(AVFormatContext& output) {
 }  // namespace
 
 VideoSink::VideoSink(const std::string& output, const VideoSource& source, Rational rate,
-                     const EncoderSettings& settings, const Warn& warn)
-    : name_(output == "-" ? "stdout" : output), packet_(alloc_packet()) {
+                     const EncoderSettings& settings, const Warn& warn, std::function<bool()> cancelled)
+    : name_(output == "-" ? "stdout" : output), cancelled_(std::move(cancelled)), packet_(alloc_packet()) {
   capture_ffmpeg_log();
   const AVOutputFormat& container = output_format(output);
   if (output != "-") file_.emplace(output);
@@ -42,6 +46,14 @@ VideoSink::VideoSink(const std::string& output, const VideoSource& source, Ratio
   check_av(avformat_alloc_output_context2(&context, &container, nullptr, target.c_str()),
            ErrorKind::unsupported, name_ + ": cannot set up the container");
   output_.reset(context);
+  context->interrupt_callback = {[](void* self) -> int {
+                                   const auto& sink = *static_cast<const VideoSink*>(self);
+                                   return sink.aborted_ || (sink.cancelled_ && sink.cancelled_());
+                                 },
+                                 this};
+  // As for stdin (source.cpp): a write to a pipe whose reader stalls must not block Ctrl-C.
+  if (struct stat st; output == "-" && fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
+    fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
   // yuv4mpeg's deeper-than-8-bit formats are an FFmpeg extension.
   if (std::string(container.name) == "yuv4mpegpipe") context->strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL;
 
@@ -50,8 +62,8 @@ VideoSink::VideoSink(const std::string& output, const VideoSource& source, Ratio
   copy_tags(source.format().metadata, &context->metadata);
 
   if (!(container.flags & AVFMT_NOFILE))
-    check_av(avio_open(&context->pb, target.c_str(), AVIO_FLAG_WRITE), ErrorKind::io,
-             name_ + ": cannot write");
+    check_av(avio_open2(&context->pb, target.c_str(), AVIO_FLAG_WRITE, &context->interrupt_callback, nullptr),
+             ErrorKind::io, name_ + ": cannot write");
   check_av(avformat_write_header(context, nullptr), ErrorKind::io, name_ + ": cannot write the header");
 }
 

@@ -4,6 +4,8 @@
 // into place by finish(); "-" writes yuv4mpeg to stdout.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,9 +23,10 @@ namespace framecast::video {
 class VideoSink {
  public:
   // Opens the output and writes its header. Throws Error(unsupported) for containers or
-  // codecs that cannot be written, Error(io) for an unwritable destination.
+  // codecs that cannot be written, Error(io) for an unwritable destination. `cancelled`,
+  // polled (from any thread) while a write waits, gives it up.
   VideoSink(const std::string& output, const VideoSource& source, Rational rate,
-            const EncoderSettings& settings, const Warn& warn);
+            const EncoderSettings& settings, const Warn& warn, std::function<bool()> cancelled = {});
   VideoSink(const VideoSink&) = delete;
   VideoSink& operator=(const VideoSink&) = delete;
 
@@ -36,6 +39,8 @@ class VideoSink {
   void finish();
   // Moves the finished file into place (nothing for stdout); without it, it is removed.
   void commit();
+  // Makes a blocked or later write give up (from another thread).
+  void abort() noexcept { aborted_ = true; }
 
   // "libx264 yuv420p10le crf 18", for the start line.
   const std::string& description() const noexcept { return description_; }
@@ -48,6 +53,8 @@ class VideoSink {
   void mux(AVPacket& packet);
 
   std::string name_;
+  std::function<bool()> cancelled_;
+  std::atomic<bool> aborted_{false};
   std::optional<io::AtomicFile> file_;
   OutputPtr output_;
   CodecContextPtr encoder_;

@@ -1,5 +1,8 @@
 #include "video/source.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -30,9 +33,10 @@ Rational input_offset(const AVFormatContext& format, int video) {
 
 }  // namespace
 
-VideoSource::VideoSource(const std::string& input, bool strict, Warn warn)
+VideoSource::VideoSource(const std::string& input, bool strict, Warn warn,
+                         std::function<bool()> cancelled)
     : name_(input == "-" ? "stdin" : input), strict_(strict), warn_(std::move(warn)),
-      frame_(alloc_frame()), packet_(alloc_packet()) {
+      cancelled_(std::move(cancelled)), frame_(alloc_frame()), packet_(alloc_packet()) {
   capture_ffmpeg_log();
   const bool is_url = input.find("://") != std::string::npos;
   std::error_code ec;
@@ -41,15 +45,23 @@ VideoSource::VideoSource(const std::string& input, bool strict, Warn warn)
   AVFormatContext* context = avformat_alloc_context();
   if (!context) throw Error(ErrorKind::out_of_memory, "out of memory (input)");
   context->interrupt_callback = {
-      [](void* flag) -> int { return static_cast<std::atomic<bool>*>(flag)->load(); }, &aborted_};
+      [](void* self) -> int { return static_cast<const VideoSource*>(self)->stopping(); }, this};
+  // A read from a pipe that blocks cannot be interrupted (a signal may reach any thread, and
+  // the handler restarts reads anyway), so Ctrl-C waited for the writer. Non-blocking, FFmpeg's
+  // read loop sleeps 1 ms between tries and polls the callback above each time.
+  if (struct stat st; input == "-" && fstat(STDIN_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
+    fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
   const AVInputFormat* forced = input == "-" ? av_find_input_format("yuv4mpegpipe") : nullptr;
   const int opened =
       avformat_open_input(&context, input == "-" ? "pipe:0" : input.c_str(), forced, nullptr);
+  // A demuxer may report an interrupted read as bad data.
+  if (opened < 0 && stopping()) throw Error(ErrorKind::cancelled, "interrupted");
   if (opened < 0)  // avformat_open_input has freed the context
     throw av_failure(ErrorKind::io, name_ + ": not a video FFmpeg can read, or damaged or truncated", opened);
   format_.reset(context);
-  check_av(avformat_find_stream_info(context, nullptr), ErrorKind::io,
-           name_ + ": cannot make out its streams (damaged or truncated?)");
+  const int found = avformat_find_stream_info(context, nullptr);
+  if (found < 0 && stopping()) throw Error(ErrorKind::cancelled, "interrupted");
+  check_av(found, ErrorKind::io, name_ + ": cannot make out its streams (damaged or truncated?)");
 
   video_ = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   if (video_ < 0) throw Error(ErrorKind::unsupported, name_ + ": has no video stream");

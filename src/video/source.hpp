@@ -41,9 +41,11 @@ class VideoSource {
  public:
   // `input`: a path or URL, or "-" for yuv4mpeg on stdin. `strict`: damaged frames are
   // errors instead of being skipped (and bridged by the scheduler from their neighbours).
+  // `cancelled`, polled (from any thread) while FFmpeg waits for input, gives up the wait.
   // Throws Error(io) for missing, unreadable or damaged input, Error(unsupported) for input
-  // without video or without a decoder for it.
-  VideoSource(const std::string& input, bool strict, Warn warn);
+  // without video or without a decoder for it, Error(cancelled) when `cancelled` said so.
+  VideoSource(const std::string& input, bool strict, Warn warn,
+              std::function<bool()> cancelled = {});
   VideoSource(const VideoSource&) = delete;
   VideoSource& operator=(const VideoSource&) = delete;
 
@@ -62,6 +64,7 @@ class VideoSource {
   std::int64_t damaged_frames() const noexcept { return damaged_; }
 
  private:
+  bool stopping() const { return aborted_ || (cancelled_ && cancelled_()); }
   std::optional<SourceFrame> take_frame();
   void damaged(const std::string& what);
   void check_complete() const;
@@ -69,6 +72,7 @@ class VideoSource {
   std::string name_;
   bool strict_;
   Warn warn_;
+  std::function<bool()> cancelled_;
   std::atomic<bool> aborted_{false};
   InputPtr format_;
   int video_ = -1;

@@ -65,6 +65,21 @@ TEST_F(PairCli, SeveralTFillTheIntegerField) {
   EXPECT_EQ(dir.files(), (std::vector<std::string>{"a.png", "b.png", "mid_01.png", "mid_02.png", "mid_03.png"}));
 }
 
+// The name is expanded by Framecast, never used as a printf format: "%s" once crashed it,
+// and "%%d" wrote every mid to the same file.
+TEST_F(PairCli, OutputNamesAreNotFormatStrings) {
+  const auto quoted = [&](const std::string& name) { return " -o '" + (dir / name).string() + "'"; };
+  expect_failure(pair("-t 0.3" + quoted("x_%s_%d.png")), "must be written %%");
+  expect_failure(pair("-t 0.3,0.6" + quoted("x_%n%d.png")), "must be written %%");
+  expect_failure(pair("-t 0.3,0.6" + quoted("mid_%%d.png")), "integer field");
+  expect_failure(pair("-t 0.3,0.6" + quoted("mid_%d_%d.png")), "more than one integer field");
+  Result r = run(dir, pair("-t 0.25,0.5" + quoted("mid_%%_%3d.png")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run(dir, pair("-t 0.5" + quoted("100%.png")));  // one mid, no field: the name as it is
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(dir.files(), (std::vector<std::string>{"100%.png", "a.png", "b.png", "mid_%_  1.png", "mid_%_  2.png"}));
+}
+
 TEST_F(PairCli, ErrorsAreOneLineAndLeaveNothing) {
   const auto out = " -o " + (dir / "mid.png").string();
   expect_failure(pair("-t 1.5" + out), "outside [0, 1]");

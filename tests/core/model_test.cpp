@@ -183,7 +183,8 @@ TEST(Model, RefinementBlocksAndTheirScales) {
   EXPECT_EQ(f16.shape().blocks[1].scale, 1);
   EXPECT_EQ(f16.shape().blocks[0].input_channels, 18);
   for (const char* bad : {R"({"block_scales": [4, 3, 2]})", R"({"block_scales": [4, 2]})",
-                          R"({"block_scales": [2, 2, 1]})", R"({"block_scales": "[4, 2, 1.5]"})"}) {
+                          R"({"block_scales": [2, 2, 1]})", R"({"block_scales": "[4, 2, 1.5]"})",
+                          R"({"block_scales": [4, 4294967298, 4294967297]})"}) {
     try {
       Model::from_tensors(m.tensors(), bad, "edited");
       FAIL() << bad;

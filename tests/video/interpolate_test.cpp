@@ -1,7 +1,9 @@
 // `framecast interpolate` end to end, as a user runs it, on clips made here with ffmpeg;
 // results read back through libavformat.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -343,6 +345,47 @@ TEST_F(Interpolate, InterruptLeavesNothing) {
                                 " --factor 2 & pid=$!; sleep 1.5; kill -INT $pid; wait $pid");
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  EXPECT_FALSE(leftovers());
+}
+
+TEST_F(Interpolate, AClosedOrFullOutputPipeIsOneLine) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=2 " + path("in.y4m"));
+  const std::string job = std::string(FRAMECAST_BINARY) + " interpolate --progress none --backend cpu --model " +
+                          model_.string() + " -i " + path("in.y4m") + " -o - --factor 2";
+  // The reader goes away after 1000 bytes (sh has no PIPESTATUS: the status goes via a file).
+  RunResult r = run_shell("(" + job + "; echo $? > " + path("status") + ") | head -c 1000 > /dev/null; exit $(cat " +
+                          path("status") + ")");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("stdout: cannot write (Broken pipe)"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  std::filesystem::remove(path("status"));
+  r = run_shell(job + " > /dev/full");  // a full disk under stdout
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("stdout: cannot write: the disk is full"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(leftovers());
+}
+
+// SIGTERM while the job waits on a pipe: for input that has not come (the yuv4mpeg header),
+// and for a reader that does not read. The other end, a sleep, stays open for 4 s; the job
+// must end long before that, as interrupted.
+TEST_F(Interpolate, TerminateWhileWaitingOnAPipe) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=2 " + path("in.y4m"));
+  const std::string job = std::string(FRAMECAST_BINARY) + " interpolate --progress none --backend cpu --model " +
+                          model_.string() + " --factor 2 ";
+  const std::string fifo = path("fifo");
+  for (const std::string& ends :
+       {"sleep 4 > " + fifo + " 2>/dev/null & " + job + "-i - -o " + path("out.y4m") + " < " + fifo,
+        "sleep 4 < " + fifo + " > /dev/null 2>&1 & " + job + "-i " + path("in.y4m") + " -o - > " + fifo}) {
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const auto start = std::chrono::steady_clock::now();
+    const RunResult r = run_shell(ends + " & pid=$!; sleep 1; kill -TERM $pid; wait $pid");
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(r.exit_code, 130) << ends << "\n" << r.err;
+    EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+    EXPECT_LT(took.count(), 3.0) << ends;
+    std::filesystem::remove(fifo);
+  }
   EXPECT_FALSE(leftovers());
 }
 

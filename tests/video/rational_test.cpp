@@ -30,6 +30,11 @@ TEST(Rational, FloorAndRound) {
   EXPECT_EQ(Rational(7, 2).round(), 4);
   EXPECT_EQ(Rational(-7, 2).round(), -3);
   EXPECT_EQ(Rational(10, 3).round(), 3);
+  EXPECT_EQ(Rational(-5, 2).round(), -2);
+  // At the ends of the range (once std::terminate: adding 1/2 overflowed inside noexcept).
+  EXPECT_EQ(Rational(INT64_MAX).round(), INT64_MAX);
+  EXPECT_EQ(Rational(INT64_MAX, 2).round(), INT64_MAX / 2 + 1);
+  EXPECT_EQ(Rational(INT64_MIN + 1).round(), INT64_MIN + 1);
 }
 
 TEST(Rational, OverflowIsAnErrorNotWraparound) {
@@ -64,6 +69,8 @@ TEST(Rational, FrameRateDecimalsMeanNtscRates) {
   EXPECT_EQ(parse_frame_rate("12.5", "--fps"), Rational(25, 2));
   EXPECT_EQ(parse_frame_rate("60", "--fps"), Rational(60));
   EXPECT_EQ(parse_frame_rate("60000/1001", "--fps"), Rational(60000, 1001));
+  // Found by fuzz_cli_arguments: the NTSC check overflowed 64 bits on huge decimal rates.
+  EXPECT_EQ(parse_frame_rate("297522297529752.975", "--fps"), Rational(297522297529752975, 1000));
 }
 
 TEST(Rational, ErrorsNameTheOption) {

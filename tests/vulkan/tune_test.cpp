@@ -137,7 +137,13 @@ TEST(TuneCache, CorruptFilesAreIgnoredWithOneWarning) {
         R"({"magic": "framecast-tune", "version": 1, "entries": {)" + entry +
             R"(: {"kind": "rb", "coc": -3, "slab": 8, "tile_stride": 24}}})",
         R"({"magic": "framecast-tune", "version": 1, "entries": {)" + entry +
-            R"(: {"kind": "rb", "coc": "eight"}}})"}) {
+            R"(: {"kind": "rb", "coc": "eight"}}})",
+        // Undefined behaviour once (a double too large for an int), found with fuzz_tune_cache.
+        std::string(R"({"magic": "framecast-tune", "version": 1e300, "entries": {}})"),
+        R"({"magic": "framecast-tune", "version": 1, "entries": {)" + entry +
+            R"(: {"kind": "rb", "coc": 1e300, "slab": 8, "tile_stride": 24}}})",
+        R"({"magic": "framecast-tune", "version": 1, "entries": {)" + entry +
+            R"(: {"kind": "rb", "coc": 4.5, "slab": 8, "tile_stride": 24}}})"}) {
     home.write(text);
     TuneCache cache;
     EXPECT_NO_THROW(cache = TuneCache::load(home.file())) << text;

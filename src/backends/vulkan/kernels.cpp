@@ -29,18 +29,6 @@ std::size_t coop_tile_bytes(const ConvChoice& c, int stride) {
 
 }  // namespace
 
-const char* conv_kind_name(ConvKind kind) {
-  switch (kind) {
-    case ConvKind::direct: return "direct";
-    case ConvKind::tiled: return "tiled";
-    case ConvKind::rb: return "rb";
-    case ConvKind::rb_subgroup: return "rb-subgroup";
-    case ConvKind::coop: return "coop";
-    case ConvKind::coop_global: return "coop-global";
-  }
-  return "?";
-}
-
 std::string ConvChoice::text() const {
   if (cooperative(kind))
     return std::string(conv_kind_name(kind)) + " co" + std::to_string(coc) + " rows" +

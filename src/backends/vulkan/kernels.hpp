@@ -39,7 +39,18 @@ enum class ConvKind {
 inline constexpr ConvKind kAllConvKinds[] = {ConvKind::direct, ConvKind::tiled, ConvKind::rb,
                                              ConvKind::rb_subgroup, ConvKind::coop,
                                              ConvKind::coop_global};
-const char* conv_kind_name(ConvKind kind);
+// Inline, so that the tuning cache's parser (and its fuzz target) needs no kernel code.
+inline const char* conv_kind_name(ConvKind kind) {
+  switch (kind) {
+    case ConvKind::direct: return "direct";
+    case ConvKind::tiled: return "tiled";
+    case ConvKind::rb: return "rb";
+    case ConvKind::rb_subgroup: return "rb-subgroup";
+    case ConvKind::coop: return "coop";
+    case ConvKind::coop_global: return "coop-global";
+  }
+  return "?";
+}
 inline bool cooperative(ConvKind kind) {
   return kind == ConvKind::coop || kind == ConvKind::coop_global;
 }

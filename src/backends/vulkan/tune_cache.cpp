@@ -20,6 +20,18 @@ std::optional<ConvKind> kind_from(const std::string& name) {
   return std::nullopt;
 }
 
+// A kernel knob of an entry, within sanity bounds only: what a kind accepts is conv_unfit's
+// business, checked against the device and shape when a runtime uses the entry (coop kinds
+// read the knobs differently, e.g. tile_stride is their matrix N, 8 or 16). Checked as JSON
+// before it becomes an int: get<int>() of 1e300 is undefined behaviour.
+int knob(const nlohmann::json& entry, const char* key, const std::string& name) {
+  const auto& value = entry.at(key);
+  const int limit = std::string_view(key) == "tile_stride" ? 64 : 256;
+  if (!value.is_number_integer() || value < 1 || value > limit)
+    throw std::runtime_error(std::string(key) + " out of range in entry '" + name + "'");
+  return value.get<int>();
+}
+
 std::string hex(std::uint32_t v) {
   char buffer[16];
   std::snprintf(buffer, sizeof buffer, "%04x", v);
@@ -65,22 +77,29 @@ std::filesystem::path TuneCache::default_path() {
 }
 
 TuneCache TuneCache::load(const std::filesystem::path& path) {
-  TuneCache cache;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return cache;
+  if (!std::filesystem::exists(path, ec)) return {};
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in || in.bad()) {
+    TuneCache cache;
+    cache.warning_ = "ignoring the tuning cache " + path.string() + ": cannot be read";
+    return cache;
+  }
+  return parse(text, path);
+}
+
+TuneCache TuneCache::parse(std::string_view text, const std::filesystem::path& path) {
+  TuneCache cache;
   const std::string ignored = "ignoring the tuning cache " + path.string() + ": ";
   try {
-    std::ifstream in(path);
-    if (!in) {
-      cache.warning_ = ignored + "cannot be read";
-      return cache;
-    }
-    const auto doc = nlohmann::json::parse(in);
+    const auto doc = nlohmann::json::parse(text);
     if (!doc.is_object() || doc.value("magic", "") != kMagic) {
       cache.warning_ = ignored + "not a Framecast tuning file";
       return cache;
     }
-    if (doc.value("version", 0) != kFormatVersion) {
+    // Compared as JSON: reading 1e300 into an int would be undefined behaviour.
+    if (!doc.contains("version") || doc["version"] != kFormatVersion) {
       cache.warning_ = ignored + "written by another version of Framecast";
       return cache;
     }
@@ -89,17 +108,11 @@ TuneCache TuneCache::load(const std::filesystem::path& path) {
       const auto kind = kind_from(e.at("kind").get<std::string>());
       if (!kind) throw std::runtime_error("unknown kernel kind in entry '" + name + "'");
       entry.choice.kind = *kind;
-      entry.choice.coc = e.at("coc").get<int>();
-      entry.choice.slab = e.at("slab").get<int>();
-      entry.choice.tile_stride = e.at("tile_stride").get<int>();
+      entry.choice.coc = knob(e, "coc", name);
+      entry.choice.slab = knob(e, "slab", name);
+      entry.choice.tile_stride = knob(e, "tile_stride", name);
       entry.ms = e.value("ms", 0.0);
       entry.device = e.value("device", "");
-      // Only sanity bounds: what a kind accepts is conv_unfit's business, checked against
-      // the device and shape when a runtime uses the entry (coop kinds read the knobs
-      // differently, e.g. tile_stride is their matrix N, 8 or 16).
-      if (entry.choice.coc < 1 || entry.choice.coc > 256 || entry.choice.slab < 1 ||
-          entry.choice.slab > 256 || entry.choice.tile_stride < 1 || entry.choice.tile_stride > 64)
-        throw std::runtime_error("values out of range in entry '" + name + "'");
       cache.entries_[name] = entry;
     }
   } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "backends/vulkan/context.hpp"
 #include "backends/vulkan/kernels.hpp"
@@ -39,6 +40,8 @@ class TuneCache {
   static std::filesystem::path default_path();
   // A missing file is an empty cache; an unreadable or corrupt one too, with warning() set.
   static TuneCache load(const std::filesystem::path& path);
+  // The same from the file's text; `path` names it in the warning.
+  static TuneCache parse(std::string_view text, const std::filesystem::path& path);
 
   // The entry for `key`. When there is none but the file has one for the same device and
   // problem measured with another driver or kernel version, `stale` (if given) says so.

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of fuzz/corpus/<target>/ from the golden models and small clips
+made with the ffmpeg CLI. Run from the repository root; the files are committed, so this is
+needed only to change them."""
+import json
+import math
+import pathlib
+import struct
+import subprocess
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden"
+CORPUS = ROOT / "fuzz" / "corpus"
+
+
+def write(target, name, data):
+    folder = CORPUS / target
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data.encode() if isinstance(data, str) else data)
+
+
+def safetensors_parts(path):
+    data = path.read_bytes()
+    (n,) = struct.unpack("<Q", data[:8])
+    return json.loads(data[8:8 + n]), data[8 + n:]
+
+
+def safetensors(header, body):
+    text = json.dumps(header, separators=(",", ":")).encode()
+    return struct.pack("<Q", len(text)) + text + body
+
+
+def first_tensors(header, body, count):
+    """The header's metadata and first `count` tensors, with their bytes, re-packed."""
+    kept, out = {"__metadata__": header["__metadata__"]}, b""
+    for name in [k for k in header if k != "__metadata__"][:count]:
+        entry = dict(header[name])
+        begin, end = entry["data_offsets"]
+        entry["data_offsets"] = [len(out), len(out) + end - begin]
+        out += body[begin:end]
+        kept[name] = entry
+    return kept, out
+
+
+def safetensors_seeds():
+    for case in ("classic_37x21_f16", "tfact2_50x38_bf16", "k3_classic_37x21_guard"):
+        header, body = safetensors_parts(GOLDEN / case / "model.safetensors")
+        small, small_body = first_tensors(header, body, 3)
+        write("fuzz_safetensors", case + "-3-tensors", safetensors(small, small_body))
+        write("fuzz_safetensors", case + "-truncated", safetensors(header, body[:512]))
+    # F32 tensors: the F16 case's first tensor widened.
+    header, body = safetensors_parts(GOLDEN / "classic_37x21_f16" / "model.safetensors")
+    small, small_body = first_tensors(header, body, 1)
+    name = [k for k in small if k != "__metadata__"][0]
+    values = struct.unpack("<%de" % (len(small_body) // 2), small_body)
+    small[name].update(dtype="F32", data_offsets=[0, 4 * len(values)])
+    write("fuzz_safetensors", "f32-1-tensor", safetensors(small, struct.pack("<%df" % len(values), *values)))
+
+
+def json_bin_seeds():
+    for case in ("classic_32x32", "k3_tfact2_50x38"):
+        manifest = json.loads((GOLDEN / case / "model.json").read_text())
+        binary = (GOLDEN / case / "model.bin").read_bytes()
+        names = [k for k in manifest if k != "__metadata__"][:3]
+        end = max(manifest[k]["offset"] + math.prod(manifest[k]["shape"]) for k in names)
+        small = {k: manifest[k] for k in ["__metadata__"] + names}
+        write("fuzz_json_bin", case + "-3-tensors", json.dumps(small).encode() + b"\0" + binary[:4 * end])
+        write("fuzz_json_bin", case + "-truncated", json.dumps(manifest).encode() + b"\0" + binary[:1024])
+
+
+def validation_seeds():
+    """Every golden model's tensor shapes and metadata."""
+    for case in sorted(p for p in GOLDEN.iterdir() if p.is_dir()):
+        if (case / "model.json").exists():
+            manifest = json.loads((case / "model.json").read_text())
+        else:
+            manifest, _ = safetensors_parts(case / "model.safetensors")
+        shapes = {k: (v if k == "__metadata__" else v["shape"]) for k, v in manifest.items()}
+        write("fuzz_model_validation", case.name, json.dumps(shapes, separators=(",", ":")))
+
+
+def tune_cache_seeds():
+    entry = lambda kind, coc, slab, ts, ms: {"kind": kind, "coc": coc, "slab": slab, "tile_stride": ts,
+                                            "ms": ms, "device": "llvmpipe (LLVM 15.0.6, 256 bits)"}
+    doc = {"magic": "framecast-tune", "version": 1, "entries": {
+        "10005:0000 c20 3x3 f32 driver 1 kernels 1": entry("rb", 4, 8, 18, 0.4181),
+        "10005:0000 c96 8x5 f16 driver 1 kernels 1": entry("tiled", 8, 4, 1, 2.73),
+        "10de:2335 c240 120x68 f16 driver 2267283456 kernels 1": entry("coop", 64, 2, 16, 0.0912)}}
+    write("fuzz_tune_cache", "three-entries", json.dumps(doc, indent=2))
+    write("fuzz_tune_cache", "stale-version", json.dumps(dict(doc, version=0)))
+    write("fuzz_tune_cache", "empty", '{"magic": "framecast-tune", "version": 1, "entries": {}}')
+
+
+def cli_seeds():
+    seeds = {"factor-2": "\0" "2", "factor-2.5": "\0" "2.5", "factor-ntsc": "\0" "60000/1001",
+             "fps-59.94": "\1" "59.94", "fps-23.976": "\1" "23.976", "fps-120": "\1" "120",
+             "size-1080p": "\2" "1920x1080", "size-odd": "\2" "37x21", "t-three": "\3" "0.25,0.5,0.75",
+             "t-one": "\3" "0.5", "names-one": "\4" "mid.png", "names-two": "\x09" "mid_%02d.png",
+             "names-percent": "\x0e" "100%%_%3d.png"}
+    for name, data in seeds.items():
+        write("fuzz_cli_arguments", name, data)
+
+
+def video_seeds():
+    """Tiny clips: yuv4mpeg (the stdin path) and Matroska with variable frame rate."""
+    clips = {"y4m-420-16x16": "-f lavfi -i testsrc2=s=16x16:r=24:d=0.125 -pix_fmt yuv420p -f yuv4mpegpipe",
+             "y4m-422p10-16x8": "-f lavfi -i testsrc2=s=16x8:r=30000/1001:d=0.1 -pix_fmt yuv422p10 -strict -1 -f yuv4mpegpipe",
+             "y4m-gray-8x8": "-f lavfi -i testsrc2=s=8x8:r=25:d=0.12 -pix_fmt gray -f yuv4mpegpipe",
+             "mkv-vfr-16x16": "-f lavfi -i testsrc2=s=16x16:r=24:d=0.25 -vf setpts=N*N/24/TB "
+                              "-c:v rawvideo -pix_fmt yuv420p -fps_mode vfr -f matroska"}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, args in clips.items():
+            out = pathlib.Path(tmp) / name
+            subprocess.run(["ffmpeg", "-v", "error", "-y"] + args.split() + [str(out)], check=True)
+            write("fuzz_video_source", name, out.read_bytes())
+
+
+if __name__ == "__main__":
+    safetensors_seeds()
+    json_bin_seeds()
+    validation_seeds()
+    tune_cache_seeds()
+    cli_seeds()
+    video_seeds()

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Replays each fuzz target's seed corpus, then fuzzes it for SECONDS (default 10) from those
+# seeds, so that a parser regression fails CI. Usage: fuzz/run.sh BUILD_DIR [SECONDS]
+# The corpora are not written to: new inputs go to a scratch folder that is thrown away.
+set -euo pipefail
+build=$1
+seconds=${2:-10}
+here=$(cd "$(dirname "$0")" && pwd)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+for corpus in "$here"/corpus/*/; do
+  target=$(basename "$corpus")
+  binary=$build/fuzz/$target
+  dict=()
+  case $target in
+    fuzz_safetensors | fuzz_json_bin | fuzz_model_validation) dict=(-dict="$here/safetensors.dict") ;;
+    fuzz_tune_cache) dict=(-dict="$here/tune_cache.dict") ;;
+    fuzz_video_source) dict=(-dict="$here/video_source.dict") ;;
+  esac
+  echo "== $target: replay $(find "$corpus" -type f | wc -l) seeds, then fuzz ${seconds}s"
+  # A crash writes its input to the scratch folder; the log names it and CI shows the log.
+  "$binary" -runs=0 "$corpus" 2>"$scratch/$target.log" || { cat "$scratch/$target.log"; exit 1; }
+  mkdir -p "$scratch/$target"
+  "$binary" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$scratch/" -print_final_stats=1 "$scratch/$target" "$corpus" \
+    2>"$scratch/$target.log" || { cat "$scratch/$target.log"; exit 1; }
+  grep -E '^#[0-9]+[[:space:]]+DONE' "$scratch/$target.log" || true
+done
