@@ -12,8 +12,9 @@
  * its outputs unwritten (handles it would return are set to NULL). No C++ exception crosses
  * this API; running out of memory is FRAMECAST_ERROR_OUT_OF_MEMORY.
  *
- * Ownership. The caller owns every pixel buffer: the library reads input frames during the
- * call and writes output frames during the call, and keeps no pointer to either. Handles are
+ * Ownership. The caller owns every pixel buffer and string it passes: the library reads input
+ * frames and strings during the call and writes output frames during the call, and keeps no
+ * pointer to any of them. Handles are
  * created by the library and freed by their destroy function (which accepts NULL). A runtime
  * keeps its model's backend alive: a model may be destroyed before its runtimes. Strings the
  * library returns are owned by it, as documented at each function.
@@ -90,7 +91,7 @@ typedef struct framecast_device_info {
   size_t struct_size;         /* set by the caller: sizeof(framecast_device_info) */
   int index;                  /* the value for framecast_options.device */
   char name[256];             /* e.g. "NVIDIA H200" or "llvmpipe (LLVM 15.0.6, 256 bits)" */
-  int hardware;               /* 1: a hardware GPU; 0: software (lavapipe) or other */
+  int hardware;               /* 1: a hardware GPU; 0: a software rasterizer (lavapipe) */
   int usable;                 /* 0 when Framecast cannot run on it; reason says why */
   char reason[256];           /* "" when usable */
   int f16;                    /* 1 when f16 arithmetic and 16-bit storage are there */

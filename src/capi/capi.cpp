@@ -123,20 +123,20 @@ void write_frame(Frame& f, const framecast_frame& out) {
                 row);
 }
 
-// framecast_mids, and framecast_mid for one t and its output `out`.
+// framecast_mids, and framecast_mid, whose one output is named `single` in messages.
 framecast_status compute_mids(const char* function, framecast_runtime* runtime, const float* ts,
-                              const framecast_frame* outs, std::size_t count) {
-  const bool single = std::strcmp(function, "framecast_mid") == 0;
+                              const framecast_frame* outs, std::size_t count,
+                              const char* single = nullptr) {
   return guarded(function, [&] {
     require(runtime, "runtime");
     if (count == 0) return;
     require(ts, "ts");
-    require(outs, single ? "out" : "outs");
+    require(outs, single ? single : "outs");
     if (!runtime->prepared)
       throw Error(ErrorKind::invalid_argument, "no pair is prepared (call framecast_prepare_pair)");
     for (std::size_t i = 0; i < count; ++i) {
       framecast::check_t(ts[i]);
-      const std::string name = single ? "out" : "outs[" + std::to_string(i) + "]";
+      const std::string name = single ? single : "outs[" + std::to_string(i) + "]";
       if (check_frame(&outs[i], name.c_str(), *runtime->runtime) != runtime->depth)
         throw Error(ErrorKind::invalid_argument,
                     name + " has " + std::to_string(outs[i].bits) + " bits per sample, the pair " +
@@ -214,9 +214,11 @@ framecast_status framecast_runtime_create(framecast_model* model, int width, int
 
 void framecast_runtime_destroy(framecast_runtime* runtime) {
   if (!runtime) return;
-  const auto shared = runtime->shared;  // outlives the lock below
-  const std::lock_guard lock(shared->mutex);
-  delete runtime;
+  guarded(__func__, [&] {  // for the lock, which throws only on a broken mutex
+    const auto shared = runtime->shared;  // outlives the lock below
+    const std::lock_guard lock(shared->mutex);
+    delete runtime;
+  });
 }
 
 framecast_status framecast_prepare_pair(framecast_runtime* runtime, const framecast_frame* frame0,
@@ -244,7 +246,7 @@ framecast_status framecast_mids(framecast_runtime* runtime, const float* ts,
 }
 
 framecast_status framecast_mid(framecast_runtime* runtime, float t, const framecast_frame* out) {
-  return compute_mids(__func__, runtime, &t, out, 1);
+  return compute_mids(__func__, runtime, &t, out, 1, "out");
 }
 
 }  // extern "C"

@@ -1,4 +1,5 @@
 // The C API's questions about the library itself: version, status names, backends, devices.
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
