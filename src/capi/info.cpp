@@ -19,10 +19,6 @@ static_assert(FRAMECAST_VERSION_MAJOR == FRAMECAST_PROJECT_VERSION_MAJOR &&
 namespace framecast::capi {
 namespace {
 
-void copy_text(char (&out)[256], const std::string& text) {
-  std::snprintf(out, sizeof out, "%s", text.c_str());
-}
-
 void check_index(int index, std::size_t count, const char* what) {
   if (index < 0 || static_cast<std::size_t>(index) >= count)
     throw Error(ErrorKind::invalid_argument, "no " + std::string(what) + " " + std::to_string(index) +
@@ -34,6 +30,9 @@ void check_index(int index, std::size_t count, const char* what) {
 std::vector<framecast_device_info> devices() {
   std::vector<framecast_device_info> out;
 #ifdef FRAMECAST_HAVE_VULKAN
+  const auto copy_text = [](char (&to)[256], const std::string& text) {
+    std::snprintf(to, sizeof to, "%s", text.c_str());
+  };
   std::vector<vulkan::DeviceCaps> caps;
   try {
     caps = vulkan::Instance().devices();
