@@ -13,11 +13,11 @@
  * this API; running out of memory is FRAMECAST_ERROR_OUT_OF_MEMORY.
  *
  * Ownership. The caller owns every pixel buffer and string it passes: the library reads input
- * frames and strings during the call and writes output frames during the call, and keeps no
- * pointer to any of them. Handles are
- * created by the library and freed by their destroy function (which accepts NULL). A runtime
- * keeps its model's backend alive: a model may be destroyed before its runtimes. Strings the
- * library returns are owned by it, as documented at each function.
+ * frames and strings during the call, writes output frames during the call, and keeps no
+ * pointer to any of them. Handles are created by the library and freed by their destroy
+ * function (which accepts NULL). A runtime keeps its model's backend alive: a model may be
+ * destroyed before its runtimes. Strings the library returns are owned by it, for as long as
+ * each function says.
  *
  * Threading. Every function may be called from any thread. The calls on one model and on the
  * runtimes created from it run one at a time (they share one backend and one device queue),
@@ -27,9 +27,11 @@
  *
  * ABI stability. Handles are opaque. Structs that may grow (framecast_options,
  * framecast_device_info) start with struct_size, which the caller sets to sizeof(the struct)
- * as its header declares it (framecast_options_init does); later versions only append fields,
- * and the library reads and writes only the fields the caller's struct_size covers. Enum
- * values never change; new ones are added at the end, so treat an unknown status as an error.
+ * as its header declares it (framecast_options_init does); later versions only append fields
+ * and accept the sizes of earlier ones, reading and writing only the fields struct_size
+ * covers. Options from a newer header are accepted while the fields this library does not know
+ * are zero. framecast_frame never changes. Enum values never change; new ones are added at
+ * the end, so treat an unknown status as an error.
  * Functions are never removed or changed within one soname (libframecast.so.0); an ABI break
  * changes the soname. Exported symbols carry the version node FRAMECAST_0.
  */
