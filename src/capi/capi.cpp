@@ -43,14 +43,14 @@ namespace {
 
 framecast::RuntimeOptions runtime_options(const framecast_options& o) {
   framecast::RuntimeOptions r;
-  switch (o.precision) {
+  switch (framecast::capi::enum_number(o.precision)) {
     case FRAMECAST_PRECISION_AUTO: r.precision = framecast::Precision::automatic; break;
     case FRAMECAST_PRECISION_F32: r.precision = framecast::Precision::f32; break;
     case FRAMECAST_PRECISION_F16: r.precision = framecast::Precision::f16; break;
     case FRAMECAST_PRECISION_BF16: r.precision = framecast::Precision::bf16; break;
     default:
       throw Error(ErrorKind::invalid_argument,
-                  "unknown precision " + std::to_string(static_cast<int>(o.precision)));
+                  "unknown precision " + std::to_string(framecast::capi::enum_number(o.precision)));
   }
   r.ensemble = o.ensemble;  // the Engine checks it
   r.large_motion = o.large_motion != 0;

@@ -2,8 +2,10 @@
 // any C++ exception into a status and the thread's one-line last error.
 #pragma once
 
+#include <cstring>
 #include <exception>
 #include <new>
+#include <type_traits>
 
 #include "framecast/error.hpp"
 #include "framecast/framecast.h"
@@ -30,6 +32,15 @@ framecast_status guarded(const char* function, Body&& body) noexcept {
   } catch (...) {
     return fail(FRAMECAST_ERROR_INTERNAL, function, "an unknown exception");
   }
+}
+
+// A C enum as its number. C callers may store any number in it, which C++ must not read as
+// the enum (its range is only the named values); the bytes are read instead.
+template <class Enum>
+std::underlying_type_t<Enum> enum_number(const Enum& value) {
+  std::underlying_type_t<Enum> number;
+  std::memcpy(&number, &value, sizeof number);
+  return number;
 }
 
 // Throws Error(invalid_argument) naming `what` when `pointer` is NULL.

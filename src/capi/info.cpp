@@ -76,7 +76,7 @@ void framecast_version(int* major, int* minor, int* patch) {
 const char* framecast_version_string(void) { return FRAMECAST_PROJECT_VERSION; }
 
 const char* framecast_status_name(framecast_status status) {
-  switch (status) {
+  switch (framecast::capi::enum_number(status)) {
     case FRAMECAST_OK: return "FRAMECAST_OK";
     case FRAMECAST_ERROR_INVALID_ARGUMENT: return "FRAMECAST_ERROR_INVALID_ARGUMENT";
     case FRAMECAST_ERROR_IO: return "FRAMECAST_ERROR_IO";
