@@ -46,6 +46,8 @@ class Engine {
                                  std::span<const float> ts);
   // The runtime for one frame size (created on first use and kept).
   Runtime& runtime(int width, int height);
+  // A new runtime for one frame size, owned by the caller; the engine must outlive it.
+  std::unique_ptr<Runtime> create_runtime(int width, int height);
 
  private:
   Engine(BackendChoice choice, const ModelPicker& pick, const BackendRequest& backend,

@@ -2,17 +2,12 @@
 
 #include <cmath>
 
+#include "engine/check_t.hpp"
 #include "engine/ensemble.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast {
 namespace {
-
-void check_t(float t) {
-  if (!(t >= 0.0f && t <= 1.0f))  // also rejects NaN
-    throw Error(ErrorKind::invalid_argument,
-                "t = " + std::to_string(t) + " is outside [0, 1]");
-}
 
 const RuntimeOptions& checked(const RuntimeOptions& options) {
   if (!valid_ensemble(options.ensemble))
@@ -49,12 +44,15 @@ Engine::Engine(BackendChoice choice, const ModelPicker& pick, const BackendReque
 
 Runtime& Engine::runtime(int width, int height) {
   auto& slot = runtimes_[{width, height}];
-  if (!slot) {
-    slot = backend_->create_runtime(model_, width, height, options_);
-    if (options_.ensemble > 1 && !backend_->runs_ensembles())
-      slot = make_ensemble_runtime(std::move(slot), options_.ensemble, options_.profile);
-  }
+  if (!slot) slot = create_runtime(width, height);
   return *slot;
+}
+
+std::unique_ptr<Runtime> Engine::create_runtime(int width, int height) {
+  auto runtime = backend_->create_runtime(model_, width, height, options_);
+  if (options_.ensemble > 1 && !backend_->runs_ensembles())
+    runtime = make_ensemble_runtime(std::move(runtime), options_.ensemble, options_.profile);
+  return runtime;
 }
 
 Frame Engine::interpolate(const Frame& frame0, const Frame& frame1, float t) {

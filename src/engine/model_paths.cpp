@@ -1,6 +1,6 @@
-#include <unistd.h>
+#include <dlfcn.h>
 
-#include <array>
+#include <vector>
 
 #include "framecast/engine.hpp"
 #include "framecast/error.hpp"
@@ -12,6 +12,16 @@ std::filesystem::path executable_dir() {
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::filesystem::path() : exe.parent_path();
+}
+
+// The file this code was loaded from: libframecast.so for programs that link it, which may
+// live anywhere; the executable itself when the library is linked in statically.
+std::filesystem::path library_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&resolve_model), &info) == 0 || !info.dli_fname) return {};
+  std::error_code ec;
+  const auto file = std::filesystem::canonical(info.dli_fname, ec);
+  return ec ? std::filesystem::path() : file.parent_path();
 }
 
 }  // namespace
@@ -28,12 +38,17 @@ std::filesystem::path resolve_model(const std::string& name_or_path) {
   const std::string name = name_or_path == "default" ? "fast" : name_or_path;
   const std::string file = "framecast-" + name + ".safetensors";
   const auto exe = executable_dir();
-  const std::array<std::filesystem::path, 4> places = {
-      exe / "models",                                  // beside an unpacked binary
-      exe.parent_path() / "assets" / "models",         // a build tree inside the source tree
+  std::vector<std::filesystem::path> places = {
+      exe / "models",                                        // beside an unpacked binary
+      exe.parent_path() / "assets" / "models",               // a build tree inside the source tree
       exe.parent_path() / "share" / "framecast" / "models",  // an installed prefix
-      std::filesystem::path(FRAMECAST_SOURCE_MODELS),  // the source tree this binary came from
   };
+  // The prefix libframecast.so is installed in, wherever that was moved (cmake --install
+  // --prefix); then the prefix it was built for.
+  if (const auto lib = library_dir(); !lib.empty() && lib != exe)
+    places.push_back((lib / FRAMECAST_LIBRARY_TO_MODELS).lexically_normal());
+  places.push_back(FRAMECAST_INSTALL_MODELS);
+  places.push_back(FRAMECAST_SOURCE_MODELS);  // the source tree this binary came from
   std::string searched;
   for (const auto& dir : places) {
     std::error_code ec;
