@@ -201,6 +201,23 @@ TEST(GstElement, FlushingSeekStartsANewGridAtTheSegment) {
   EXPECT_TRUE(same(out[0].get(), moving(20)));
 }
 
+TEST(GstElement, ReversePlaybackPassesSourceFramesAsTheyAre) {
+  Harness h;
+  h.input("24/1");
+  GstSegment segment;
+  gst_segment_init(&segment, GST_FORMAT_TIME);
+  segment.rate = -1.0;
+  segment.stop = at(6, 24);
+  h.event(gst_event_new_segment(&segment));
+  for (int k = 5; k >= 0; --k) ASSERT_EQ(h.push(moving(k), at(k, 24), at(1, 24)), GST_FLOW_OK);
+  const auto out = h.take();
+  ASSERT_EQ(out.size(), 6u);
+  for (int k = 5; k >= 0; --k) {
+    EXPECT_EQ(GST_BUFFER_PTS(out[5 - k].get()), at(k, 24));
+    EXPECT_TRUE(same(out[5 - k].get(), moving(k)));
+  }
+}
+
 TEST(GstElement, EosPushesTheHeldFramesAndTheLastFramesEnd) {
   Harness h;
   h.input("24/1");

@@ -80,6 +80,13 @@ case $case_name in
       fail "gst-play-1.0 did not finish: $log"
     if grep -qi "error\|warning" <<<"$log"; then fail "$log"; fi
     ;;
+  bad-model)
+    # A model that is not there: the pipeline fails with the element's one-line reason.
+    if log=$(gst-launch-1.0 -q videotestsrc num-buffers=1 ! framecast model=nosuch ! fakesink 2>&1); then
+      fail "gst-launch-1.0 succeeded without a model"
+    fi
+    grep -q "framecast0: no model named 'nosuch'" <<<"$log" || fail "no reason given: $log"
+    ;;
   *)
     fail "no such case"
     ;;
