@@ -7,7 +7,7 @@ case_name=$1
 dir=$2
 rm -rf "$dir"
 mkdir -p "$dir"
-framecast="framecast backend=cpu model=slim large-motion=false"
+framecast=(framecast backend=cpu model=slim large-motion=false)
 source_caps="width=96,height=64,framerate=24/1"
 
 fail() {
@@ -38,20 +38,20 @@ case $case_name in
   double)
     # The issue's pipeline: 24 frames at 24 fps, twice the rate downstream.
     launch videotestsrc num-buffers=24 pattern=ball ! "video/x-raw,$source_caps" ! videoconvert ! \
-      $framecast ! video/x-raw,framerate=48/1 ! videoconvert ! y4menc ! filesink location="$dir/out.y4m"
+      "${framecast[@]}" ! video/x-raw,framerate=48/1 ! videoconvert ! y4menc ! filesink location="$dir/out.y4m"
     expect "$dir/out.y4m" v "r_frame_rate=48/1 nb_read_frames=48"
     ;;
   ntsc)
     # 23.976 to 59.94 fps, I420 in and out without a converter, the factor (5/2) from caps.
     launch videotestsrc num-buffers=48 pattern=smpte ! \
-      video/x-raw,format=I420,width=96,height=64,framerate=24000/1001 ! $framecast ! \
+      video/x-raw,format=I420,width=96,height=64,framerate=24000/1001 ! "${framecast[@]}" ! \
       video/x-raw,framerate=60000/1001 ! y4menc ! filesink location="$dir/out.y4m"
     expect "$dir/out.y4m" v "r_frame_rate=60000/1001 nb_read_frames=120"
     ;;
   factor)
     # NV12 through the element at factor 5/2, into Matroska: 2 s of 24 fps become 120 frames.
     launch videotestsrc num-buffers=48 pattern=ball ! "video/x-raw,format=NV12,$source_caps" ! \
-      $framecast factor=5/2 ! videoconvert ! jpegenc ! matroskamux ! filesink location="$dir/out.mkv"
+      "${framecast[@]}" factor=5/2 ! videoconvert ! jpegenc ! matroskamux ! filesink location="$dir/out.mkv"
     expect "$dir/out.mkv" v "r_frame_rate=60/1 nb_read_frames=120"
     end=$(stream_end "$dir/out.mkv" v)
     # Matroska keeps milliseconds.
@@ -62,7 +62,7 @@ case $case_name in
     # both streams end within one output frame of each other.
     make_film "$dir/film.mkv"
     launch filesrc location="$dir/film.mkv" ! matroskademux name=d \
-      d.video_0 ! queue ! jpegdec ! videoconvert ! $framecast ! videoconvert ! jpegenc ! queue ! mux. \
+      d.video_0 ! queue ! jpegdec ! videoconvert ! "${framecast[@]}" ! videoconvert ! jpegenc ! queue ! mux. \
       d.audio_0 ! queue ! flacparse ! mux. \
       matroskamux name=mux ! filesink location="$dir/out.mkv"
     expect "$dir/out.mkv" v "r_frame_rate=48/1 nb_read_frames=96"
@@ -76,7 +76,7 @@ case $case_name in
     # send QoS; it must finish (no stall) without errors.
     make_film "$dir/film.mkv"
     log=$(timeout 60 gst-play-1.0 --no-interactive --audiosink "fakesink sync=true" \
-      --videosink "$framecast ! videoconvert ! fakesink sync=true qos=true" "$dir/film.mkv" 2>&1) ||
+      --videosink "${framecast[*]} ! videoconvert ! fakesink sync=true qos=true" "$dir/film.mkv" 2>&1) ||
       fail "gst-play-1.0 did not finish: $log"
     if grep -qi "error\|warning" <<<"$log"; then fail "$log"; fi
     ;;
