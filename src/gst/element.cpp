@@ -74,6 +74,7 @@ struct State {
   Settings settings;  // under the object lock: properties are set from any thread
   std::optional<Engine> engine;
   std::optional<FrameConverter> converter;
+  GstVideoInfo in{};                     // the input's format, once negotiated
   Rational in_rate, out_rate;            // in_rate 0: unknown (variable)
   std::atomic<GstClockTime> latency{0};  // for latency queries from any thread
   std::optional<Stream> stream;
@@ -224,8 +225,11 @@ gboolean set_caps(GstBaseTransform* trans, GstCaps* incaps, GstCaps* outcaps) {
   GstVideoInfo in, out;
   if (!gst_video_info_from_caps(&in, incaps) || !gst_video_info_from_caps(&out, outcaps))
     return FALSE;
+  if (state.converter && gst_video_info_is_equal(&in, &state.in) && rate_of(out) == state.out_rate)
+    return TRUE;  // the same caps again: the stream goes on
   // A new output rate (downstream renegotiated) starts a new stretch on the new grid.
   if (drain(self) != GST_FLOW_OK) return FALSE;
+  state.in = in;
   try {
     state.converter.emplace(in);
   } catch (const std::exception& e) {

@@ -47,7 +47,8 @@ class Harness {
       return gst_framecast_register(nullptr) != FALSE;
     }();
     EXPECT_TRUE(registered);
-    h_ = gst_harness_new_parse(("framecast backend=cpu model=slim large-motion=false " + properties).c_str());
+    h_ = gst_harness_new_parse(
+        ("framecast backend=cpu model=slim large-motion=false " + properties).c_str());
     gst_harness_set_sink_caps_str(h_, output_caps.c_str());
   }
   ~Harness() { gst_harness_teardown(h_); }
@@ -76,6 +77,7 @@ class Harness {
     while (GstBuffer* b = gst_harness_try_pull(h_)) out.emplace_back(b);
     return out;
   }
+  GstHarness* get() { return h_; }
   // The output's negotiated rate, "num/den".
   std::string output_rate() const {
     GstCaps* caps = gst_pad_get_current_caps(h_->sinkpad);
@@ -261,6 +263,22 @@ TEST(GstElement, QosDropsInterpolatedFramesNotSourceFrames) {
   }
   EXPECT_EQ(GST_BUFFER_PTS(out[7].get()), at(13, 48));  // interpolated frames again
   EXPECT_FALSE(same(out[7].get(), moving(6)) || same(out[7].get(), moving(7)));
+}
+
+TEST(GstElement, TheSameCapsAgainChangeNothing) {
+  Harness h;
+  h.input("24/1");
+  push_24(h, 6, [](int k) { return moving(k); });
+  GstCaps* caps = gst_pad_get_current_caps(h.get()->srcpad);
+  h.event(gst_event_new_caps(caps));
+  gst_caps_unref(caps);
+  push_24(
+      h, 6, [](int k) { return moving(6 + k); }, at(6, 24));
+  h.event(gst_event_new_eos());
+  const auto out = h.take();
+  ASSERT_EQ(out.size(), 24u);
+  expect_grid(out, 48);
+  EXPECT_FALSE(same(out[11].get(), moving(5)) || same(out[11].get(), moving(6)));  // a blend
 }
 
 TEST(GstElement, CapsChangeMidStreamGoesOnAtTheNewSize) {
