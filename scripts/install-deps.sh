@@ -6,6 +6,8 @@ packages=(
   libgtest-dev nlohmann-json3-dev libcli11-dev libpng-dev libjpeg-dev libdnnl-dev
   libvulkan-dev glslc vulkan-validationlayers mesa-vulkan-drivers
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-base-apps
   python3-torch python3-numpy python3-pil
   qemu-user
   clang libclang-rt-14-dev

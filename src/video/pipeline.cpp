@@ -3,7 +3,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <exception>
 #include <filesystem>
 #include <memory>
@@ -11,6 +10,7 @@
 #include <thread>
 
 #include "video/bounded_queue.hpp"
+#include "video/pairing.hpp"
 #include "video/scene_cut.hpp"
 #include "video/schedule.hpp"
 #include "video/sink.hpp"
@@ -91,16 +91,16 @@ class Interpolator {
                std::optional<double> threshold, BoundedQueue<OutputFrame>& out, Counters& counters,
                Messages& messages)
       : engine_(engine), name_(source.name()), out_(out), counters_(counters), messages_(messages),
-        scheduler_(rate, source.info().start,
-                   snap_tolerance(source.info().time_base,
-                                  source.info().frame_rate > Rational(0) ? source.info().frame_rate : rate)) {
-    if (threshold) detector_.emplace(*threshold);
-  }
+        pairing_(Scheduler(rate, source.info().start,
+                           snap_tolerance(source.info().time_base, source.info().frame_rate > Rational(0)
+                                                                        ? source.info().frame_rate
+                                                                        : rate)),
+                 threshold) {}
 
   // False when stopped.
   bool add(DecodedFrame decoded, std::stop_token stop) {
     SourceFrame& frame = decoded.source;
-    if (!window_.empty() && frame.time <= window_.back().time) {
+    if (!pairing_.follows(frame.time)) {
       if (!warned_order_)
         messages_.add(name_ + ": a frame at " + clock_text(frame.time) +
                       " does not follow its predecessor in time; such frames are dropped");
@@ -108,40 +108,19 @@ class Interpolator {
       return true;
     }
     HeldFrame held{std::make_shared<const Frame>(std::move(frame.image)), frame.time, frame.duration};
-    if (detector_) detector_->add(std::move(decoded.thumbnail));
-    window_.push_back(std::move(held));
-    if (!scheduler_.started()) return render(scheduler_.add(window_.back().time, false), nullptr, window_.back(), stop);
-    // Cut decisions look `span` frames ahead; without detection one frame is enough.
-    const std::size_t needed = detector_ ? SceneCutDetector::span + 1 : 2;
-    while (window_.size() >= needed)
-      if (!emit_pair(stop)) return false;
-    return true;
+    return pairing_.add(std::move(held), std::move(decoded.thumbnail),
+                        [&](const auto&... pair) { return render(pair..., stop); });
   }
 
   bool finish(std::stop_token stop) {
-    if (window_.empty()) throw Error(ErrorKind::io, name_ + ": no video frame could be decoded");
-    while (window_.size() >= 2)
-      if (!emit_pair(stop)) return false;
-    const HeldFrame& last = window_.front();
-    return render(scheduler_.finish(last.time + last.duration), &last, last, stop);
+    if (pairing_.empty()) throw Error(ErrorKind::io, name_ + ": no video frame could be decoded");
+    return pairing_.finish([&](const auto&... pair) { return render(pair..., stop); });
   }
 
  private:
-  bool emit_pair(std::stop_token stop) {
-    bool cut = false;
-    if (detector_) {
-      BusyTimer busy(counters_.interpolate_ns);
-      cut = detector_->cut_between(first_index_);
-    }
-    if (cut) ++counters_.cuts;
-    const bool running = render(scheduler_.add(window_[1].time, cut), &window_[0], window_[1], stop);
-    window_.pop_front();
-    ++first_index_;
-    return running;
-  }
-
   bool render(const std::vector<Slot>& slots, const HeldFrame* previous, const HeldFrame& next,
               std::stop_token stop) {
+    counters_.cuts = pairing_.cuts();
     std::vector<float> ts;
     for (const Slot& s : slots)
       if (s.use == Slot::Use::blend) ts.push_back(s.t);
@@ -168,10 +147,7 @@ class Interpolator {
   BoundedQueue<OutputFrame>& out_;
   Counters& counters_;
   Messages& messages_;
-  Scheduler scheduler_;
-  std::optional<SceneCutDetector> detector_;
-  std::deque<HeldFrame> window_;  // window_[0] is the earliest frame not yet paired onwards
-  std::int64_t first_index_ = 0;  // detector index of window_[0]
+  FramePairing<HeldFrame> pairing_;
   bool warned_order_ = false;
 };
 

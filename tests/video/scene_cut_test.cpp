@@ -6,6 +6,7 @@
 #include "framecast/error.hpp"
 #include "io/image.hpp"
 #include "io/test_pattern.hpp"
+#include "scenes.hpp"
 #include "video/scene_cut.hpp"
 #include "video/source.hpp"
 
@@ -14,17 +15,7 @@ namespace {
 
 constexpr int W = 160, H = 90;
 
-// Another scene: the test pattern turned upside down with its colours swapped.
-Frame other_scene(float shift) {
-  const Frame a = io::test_pattern(W, H, shift);
-  Frame b(W, H);
-  for (int y = 0; y < H; ++y)
-    for (int x = 0; x < W; ++x)
-      for (int c = 0; c < 3; ++c)
-        b.rgb8()[(std::size_t(y) * W + x) * 3 + c] =
-            a.rgb8()[(std::size_t(H - 1 - y) * W + (W - 1 - x)) * 3 + (2 - c)];
-  return b;
-}
+Frame other_scene(float shift) { return test::other_scene(W, H, shift); }
 
 // gain * frame + offset, clipped: fades (gain < 1) and flashes (saturating).
 Frame lit(const Frame& f, float gain, float offset = 0.0f) {

@@ -1,0 +1,78 @@
+// Source frames in, pairs with their output slots out: each new frame, once the scene-cut
+// detector has seen the frames a decision needs past it, gives the Scheduler's slots between
+// it and its predecessor. Shared by `framecast interpolate` and the GStreamer element, which
+// hold different things per frame (`Held`: anything with Rational `time` and `duration`).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "video/scene_cut.hpp"
+#include "video/schedule.hpp"
+
+namespace framecast::video {
+
+template <typename Held>
+class FramePairing {
+ public:
+  // `threshold` empty: no scene-cut detection, and no frames held back for it.
+  FramePairing(Scheduler scheduler, std::optional<double> threshold) : scheduler_(scheduler) {
+    if (threshold) detector_.emplace(*threshold);
+  }
+
+  // Timestamps must increase; callers drop a frame that does not follow (and may say so).
+  bool follows(Rational time) const { return window_.empty() || time > window_.back().time; }
+  bool detecting() const noexcept { return detector_.has_value(); }
+  bool empty() const noexcept { return window_.empty(); }
+  std::int64_t cuts() const noexcept { return cuts_; }
+  const Scheduler& scheduler() const noexcept { return scheduler_; }
+
+  // Adds the next frame (its thumbnail when detecting) and calls
+  // render(slots, previous, next) for every pair it completes: `previous` is null before the
+  // first frame's slots. Stops early and returns false when render returns false.
+  template <typename Render>
+  bool add(Held frame, Thumbnail thumbnail, Render&& render) {
+    if (detector_) detector_->add(std::move(thumbnail));
+    window_.push_back(std::move(frame));
+    if (!scheduler_.started())
+      return render(scheduler_.add(window_.back().time, false), nullptr, window_.back());
+    // Cut decisions look `span` frames ahead; without detection one frame is enough.
+    const std::size_t needed = detector_ ? SceneCutDetector::span + 1 : 2;
+    while (window_.size() >= needed)
+      if (!emit_pair(render)) return false;
+    return true;
+  }
+
+  // The end of the stream: the pairs still held, then repeats of the last frame up to its
+  // end (time + duration), so the output lasts as long as the source.
+  template <typename Render>
+  bool finish(Render&& render) {
+    if (window_.empty()) return true;
+    while (window_.size() >= 2)
+      if (!emit_pair(render)) return false;
+    const Held& last = window_.front();
+    return render(scheduler_.finish(last.time + last.duration), &last, last);
+  }
+
+ private:
+  template <typename Render>
+  bool emit_pair(Render& render) {
+    const bool cut = detector_ && detector_->cut_between(first_index_);
+    if (cut) ++cuts_;
+    const bool running = render(scheduler_.add(window_[1].time, cut), &window_[0], window_[1]);
+    window_.pop_front();
+    ++first_index_;
+    return running;
+  }
+
+  Scheduler scheduler_;
+  std::optional<SceneCutDetector> detector_;
+  std::deque<Held> window_;       // window_[0] is the earliest frame not yet paired onwards
+  std::int64_t first_index_ = 0;  // detector index of window_[0]
+  std::int64_t cuts_ = 0;
+};
+
+}  // namespace framecast::video
