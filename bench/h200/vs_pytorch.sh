@@ -17,7 +17,7 @@ models="assets/models/framecast-fast.safetensors assets/models/framecast-quality
         /tmp/framecast-classic240.safetensors"
 
 step "tune (quality's block0 has the classic graph's widths, so its choices serve both)"
-for m in fast quality; do timeout 90 $FC tune --model $m --size 1920x1080 --precision f16 | tail -3; done
+for m in fast quality; do timeout "${TUNE_SECONDS:-90}" $FC tune --model $m --size 1920x1080 --precision f16 | tail -3; done
 
 step "framecast bench: timed, then again with --profile for the stages"
 mkdir -p /tmp/fc
