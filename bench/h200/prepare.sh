@@ -8,12 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 grep -qx '/.gl/' .git/info/exclude || echo /.gl/ >> .git/info/exclude
 grep -qx '/.gpu/' .git/info/exclude || echo /.gpu/ >> .git/info/exclude
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFRAMECAST_VIDEO=ON
-cmake --build build-gpu -j"$(nproc)"
+# BUILD_DIR: an existing Release build with video (e.g. build) saves a second build
+build=${BUILD_DIR:-build-gpu}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFRAMECAST_VIDEO=ON
+cmake --build "$build" -j"$(nproc)"
 mkdir -p .gpu .gl /tmp/amd64/partial
-cp build-gpu/framecast build-gpu/tests/vulkan/vulkan_tests .gpu/
+cp "$build"/framecast "$build"/tests/vulkan/vulkan_tests .gpu/
+echo "$build" > .gpu/build-dir  # the tests look for the binary at its build path
 # glibc stays the machine's own (its newer one runs Debian 12's binaries; mixing parts does not)
-libs=$(ldd build-gpu/framecast build-gpu/tests/vulkan/vulkan_tests | awk '$3 ~ /^\// {print $3}' |
+libs=$(ldd "$build"/framecast "$build"/tests/vulkan/vulkan_tests | awk '$3 ~ /^\// {print $3}' |
        grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|libutil|ld-linux-x86-64)\.so' | sort -u)
 # flat layout: the run script puts these on LD_LIBRARY_PATH under their sonames
 rm -rf /tmp/fclibs && mkdir -p /tmp/fclibs && for l in $libs; do cp -L "$l" /tmp/fclibs/; done
@@ -37,7 +40,7 @@ for l in libicudata.so.72 libcodec2.so.1.0 librsvg-2.so.2 libSvtAv1Enc.so.1 liba
   stub_library $l
 done
 # what the stubs no longer pull in stays behind
-keep=$(LD_LIBRARY_PATH=/tmp/fclibs ldd build-gpu/framecast build-gpu/tests/vulkan/vulkan_tests |
+keep=$(LD_LIBRARY_PATH=/tmp/fclibs ldd "$build"/framecast "$build"/tests/vulkan/vulkan_tests |
        awk '$3 ~ /^\/tmp\/fclibs\// {print $3}' | sort -u)
 for l in /tmp/fclibs/*; do grep -qx "$l" <<< "$keep" || rm "$l"; done
 tar -cJf .gpu/libs.tar.xz -C /tmp/fclibs .

@@ -1,6 +1,6 @@
 # Sourced by the bench/h200 run scripts on the GPU machine (repository root, .gl and .gpu
 # carried): Debian's Vulkan loader and glvnd for the NVIDIA ICD, the validation layers, the
-# libraries the binaries link, and the binaries under build-gpu/ at the build machine's path.
+# libraries the binaries link, and the binaries at their build path on the build machine.
 R=$PWD
 for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done; ldconfig
 export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
@@ -16,9 +16,10 @@ export VK_ICD_FILENAMES=$VK_DRIVER_FILES
 export VK_LAYER_PATH=/tmp/vl/usr/share/vulkan/explicit_layer.d
 # the binaries carry absolute paths of the build machine's checkout
 mkdir -p /work && { [ -e /work/main ] || ln -s "$R" /work/main; }
-mkdir -p build-gpu && cp .gpu/framecast .gpu/vulkan_tests build-gpu/
-B=$R/build-gpu/framecast
+build=$(cat .gpu/build-dir 2>/dev/null || echo build-gpu)
+mkdir -p "$build" && cp .gpu/framecast .gpu/vulkan_tests "$build"/
+B=$R/$build/framecast
 FC="env LD_LIBRARY_PATH=$FCLIBS $B"
-FCTESTS="env LD_LIBRARY_PATH=$FCLIBS $R/build-gpu/vulkan_tests"
+FCTESTS="env LD_LIBRARY_PATH=$FCLIBS $R/$build/vulkan_tests"
 export XDG_CACHE_HOME=/tmp/fccache
 step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }

@@ -160,18 +160,19 @@ def torch_main(out, paths, compile_list):
 
     report = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(), "models": {}}
     log(f"PyTorch {report['torch']} on {report['gpu']}")
-    # eager and CUDA graphs of every model first; the compiles, minutes each, last
+    # eager and CUDA graphs of every model first, then the single convs (compiles of seconds);
+    # the whole-model compiles, minutes each, last, in --compile's order
     for p in paths:
         name = os.path.basename(p).rsplit(".", 1)[0]
         report["models"][name] = time_model(p, ("on", "off"), False, log)
         save(out, report)  # what is done survives a time-out
+    report["convs"] = time_convs(log)
+    save(out, report)
     for item in compile_list:
         name, lm = item.split(":")
         path = next(p for p in paths if os.path.basename(p).rsplit(".", 1)[0] == name)
         report["models"][name]["pass " + lm].update(time_model(path, (lm,), True, log)["pass " + lm])
         save(out, report)
-    report["convs"] = time_convs(log)
-    save(out, report)
 
 
 def save(path, report):
@@ -226,7 +227,7 @@ def table(torch_json, framecast_dir):
     ours = {"trunk": stage_sum(stages, "trunk") / max(1, sum(k.startswith("trunk")
                                                            for k in stages)),
             "conv0b": stages.get("conv0b"), "conv0a": stages.get("conv0a")}
-    for name, row in pt["convs"].items():
+    for name, row in pt.get("convs", {}).items():
         mine = ours[name.split()[0]]
         print(f"| {name} | {row['gflop']:.2f} | {row['eager']:.4f} | {row['compiled']:.4f} | "
               + (f"{mine:.4f} |" if mine else "|"))
