@@ -176,7 +176,8 @@ TEST_P(ConvKernels, MatchReferenceConv) {
     const std::string why = conv_unfit(context->caps(), c.shape, c.choice, storage);
     if (why.empty()) {
       run_conv_case(r, c, storage);
-    } else if (cooperative(c.choice.kind)) {  // a device feature, not a failure
+    } else if (cooperative(c.choice.kind) &&
+               (storage != Storage::f16 || !context->caps().coop())) {  // a device feature
       skipped += std::string(storage_name(storage)) + ": " + why + "; ";
     } else {
       ADD_FAILURE() << conv_case_name(c) << " does not fit the test device: " << why;
@@ -217,6 +218,11 @@ const ConvCase conv_cases[] = {
     {{ConvKind::coop_global, 48, 1, 16}, {18, 48, 35, 19, 2}},
     {{ConvKind::coop, 32, 2, 8}, {40, 64, 43, 29, 2}},
     {{ConvKind::coop_global, 16, 2, 16}, {40, 16, 66, 34, 2}},
+    // the refine head's convs (11 -> 32, 32 -> 32) as coop_conv_or picks them, with the
+    // residual-free epilogue, over more input chunks than a workgroup's rows
+    {{ConvKind::coop_global, 32, 1, 16}, {11, 32, 45, 27, 1}},
+    {{ConvKind::coop_global, 32, 1, 16}, {32, 32, 45, 27, 1}},
+    {{ConvKind::coop_global, 80, 2, 16}, {80, 80, 30, 17, 1, true, true}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Choices, ConvKernels, ::testing::ValuesIn(conv_cases),
@@ -487,6 +493,15 @@ TEST(Kernels, ConvChoicesAreFittedToShapeAndDevice) {
   // output channels that no block of 16 x COC divides, and a stride of 3
   EXPECT_FALSE(conv_unfit(caps, {32, 24, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, Storage::f16).empty());
   EXPECT_FALSE(conv_unfit(caps, {32, 32, 9, 9, 3}, {ConvKind::coop, 16, 1, 16}, Storage::f16).empty());
+  // untuned convs take tensor cores at the widest block of 16 that divides their channels
+  const ConvChoice simt{ConvKind::rb, 4, 8, 24};
+  const ConvChoice head = coop_conv_or(caps, Storage::f16, {32, 32, 120, 68, 1}, simt);
+  const ConvChoice coop32{ConvKind::coop_global, 32, 1, 16};
+  EXPECT_EQ(head, caps.coop() ? coop32 : simt);
+  EXPECT_EQ(coop_conv_or(caps, Storage::f16, {11, 240, 60, 34, 2}, simt).coc,
+            caps.coop() ? 80 : simt.coc);
+  EXPECT_EQ(coop_conv_or(caps, Storage::f32, {32, 32, 120, 68, 1}, simt), simt);
+  EXPECT_EQ(coop_conv_or(caps, Storage::f16, {32, 24, 120, 68, 1}, simt), simt);
 }
 
 TEST(Kernels, ConvWeightPackingByTap) {

@@ -4,21 +4,6 @@
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {
-namespace {
-
-// The encoder's stride-2 convs run on tensor cores where the device has them and the output
-// channels come in blocks of 16 (every conv0b, and the refinement blocks' conv0a), else on
-// `otherwise`. Not tuned: the trunk's best kind at its widest block that divides the channels.
-ConvChoice encoder_conv(const DeviceCaps& caps, Storage storage, const ConvShape& shape,
-                        const ConvChoice& otherwise) {
-  for (int coc : {80, 64, 48, 32, 16}) {
-    const ConvChoice coop{ConvKind::coop_global, coc, 1, 16};
-    if (conv_unfit(caps, shape, coop, storage).empty()) return coop;  // also: coc divides co
-  }
-  return otherwise;
-}
-
-}  // namespace
 
 FlowBlock::FlowBlock(const Model& model, Layout layout, const DeviceCaps& caps, Storage storage,
                      const ConvChoice& trunk, WeightArena& weights)
@@ -32,9 +17,9 @@ FlowBlock::FlowBlock(const Model& model, Layout layout, const DeviceCaps& caps, 
   const ConvShape shape0a{layout_.ci, c1, layout_.in_w, layout_.in_h, 2};
   const ConvShape shape0b{c1, c2, layout_.in_w / 2, layout_.in_h / 2, 2};
   conv0a_ =
-      conv(".conv0.0", shape0a, encoder_conv(caps, storage, shape0a, {ConvKind::direct, 4, 8}));
+      conv(".conv0.0", shape0a, coop_conv_or(caps, storage, shape0a, {ConvKind::direct, 4, 8}));
   conv0b_ =
-      conv(".conv0.1", shape0b, encoder_conv(caps, storage, shape0b, {ConvKind::direct, 8, 8}));
+      conv(".conv0.1", shape0b, coop_conv_or(caps, storage, shape0b, {ConvKind::direct, 8, 8}));
   for (int i = 0; i < 8; ++i)
     trunk_.push_back(conv(".convblock." + std::to_string(i),
                           {c2, c2, plane_w(), plane_h(), 1, true, i == 7}, trunk));

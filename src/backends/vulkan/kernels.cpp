@@ -111,6 +111,15 @@ ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice w
   return c;
 }
 
+ConvChoice coop_conv_or(const DeviceCaps& caps, Storage storage, const ConvShape& shape,
+                        const ConvChoice& otherwise) {
+  for (int coc : {80, 64, 48, 32, 16}) {
+    const ConvChoice coop{ConvKind::coop_global, coc, 1, 16};
+    if (conv_unfit(caps, shape, coop, storage).empty()) return coop;  // also: coc divides co
+  }
+  return otherwise;
+}
+
 std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Storage storage,
                                     const ConvShape& s, const ConvChoice& c) {
   if (auto why = conv_unfit(context->caps(), s, c, storage); !why.empty())

@@ -25,7 +25,7 @@ std::vector<float> decode_values(std::span<const unsigned char> bytes, std::size
                                  Storage storage);
 
 // Bumped whenever a conv kernel changes in a way that makes tuned choices stale.
-inline constexpr int kConvKernelVersion = 1;
+inline constexpr int kConvKernelVersion = 2;
 
 enum class ConvKind {
   direct,       // 1 pixel x COC channels per thread, input from global memory (any stride)
@@ -86,6 +86,12 @@ std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const Con
 // multiple of 4 leaves the register-blocked kinds for `tiled`; COC drops to a divisor of CO.
 ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice wanted,
                     Storage storage);
+
+// For convs the tuner does not time (the encoder's stride-2 convs, the refine head): tensor
+// cores where the device has them and the output channels come in blocks of 16, at the widest
+// block that divides them, else `otherwise`.
+ConvChoice coop_conv_or(const DeviceCaps& caps, Storage storage, const ConvShape& shape,
+                        const ConvChoice& otherwise);
 
 // Bindings: src, packed weights (storage type), bias (f32), PReLU slopes (f32), dst, residual
 // (bind dst again when the shape has none). Dispatch conv_elements(shape).

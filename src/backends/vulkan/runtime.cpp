@@ -71,11 +71,12 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
   }
   if (refine_) {
     const int r = refine_width_;
-    const ConvChoice refine_choice{ConvKind::rb, 4, 8, 24};
     auto conv = [&](int i, int ci) {
       const std::string n = std::to_string(i);
+      const ConvShape conv_shape{ci, r, qw, qh, 1};
       return add_conv_layer(model, weights_, caps, storage_, "refine.c" + n,
-                            "refine.a" + n + ".weight", {ci, r, qw, qh, 1}, refine_choice);
+                            "refine.a" + n + ".weight", conv_shape,
+                            coop_conv_or(caps, storage_, conv_shape, {ConvKind::rb, 4, 8, 24}));
     };
     refine_convs_ = {conv(0, 11), conv(1, r), conv(2, r)};
     refine_out_weight_ = weights_.add(model.tensor("refine.c3.weight").values, Storage::f32);

@@ -14,6 +14,9 @@
 // accumulators go through a small per-subgroup f32 staging area for the epilogue.
 // WEIGHTS_GLOBAL (the coop-global kind) skips the shared weight chunk: each subgroup loads
 // its A matrices from global memory, where the workgroup's four subgroups hit L1.
+// Software-pipelined, since a grid of a few hundred workgroups leaves too few warps per
+// multiprocessor to hide memory latency: the next chunk's input loads into registers while
+// this chunk's products run, and each tap's A matrices load during the previous tap's.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -36,9 +39,73 @@ const int TCOLS = 15 * STRIDE + 3;          // input columns of 16 output column
 const int PITCH = 24;        // halves per staged pixel / weight row
 const int CIP = (CI + 15) / 16 * 16;  // input channels as packed: whole chunks of 16
 
+const int TILE_ELEMS = 16 * TROWS * TCOLS;      // one chunk's staged input values
+const int LOADS = (TILE_ELEMS + 255) / 256 * 2;  // per thread, an even count (f16 pairs)
+
 shared float16_t tile[TROWS * TCOLS * PITCH];
 shared float16_t wsh[WEIGHTS_GLOBAL ? 8 : 9 * COC * PITCH];
 shared float stage[4 * 16 * 16];
+
+// The next chunk's input, held in registers while the tensor cores work on this one, so that
+// its global loads are in flight during the products instead of before them.
+f16vec2 staged[LOADS / 2];
+
+// Element i of a chunk's tile: channel c, tile row and column, for threads running along x
+// (coalesced global reads).
+ivec3 tile_element(int i) {
+  int c = i / (TROWS * TCOLS), r = i - c * (TROWS * TCOLS);
+  int row = r / TCOLS;
+  return ivec3(c, row, r - row * TCOLS);
+}
+
+void load_chunk(int c0, int ox0, int oy0, int li) {
+  [[unroll]] for (int j = 0; j < LOADS; ++j) {
+    int i = li + j * 128;
+    float16_t v = float16_t(0.0);
+    if (i < TILE_ELEMS) {
+      ivec3 e = tile_element(i);
+      int y = oy0 * STRIDE + e.y - 1, x = ox0 * STRIDE + e.z - 1;
+      if (c0 + e.x < CI && y >= 0 && y < IH && x >= 0 && x < IW)
+        v = src[((c0 + e.x) * IH + y) * IW + x];
+    }
+    staged[j >> 1][j & 1] = v;
+  }
+}
+
+void store_chunk(int li) {
+  [[unroll]] for (int j = 0; j < LOADS; ++j) {
+    int i = li + j * 128;
+    if (i < TILE_ELEMS) {
+      ivec3 e = tile_element(i);
+      tile[(e.y * TCOLS + e.z) * PITCH + e.x] = staged[j >> 1][j & 1];
+    }
+  }
+}
+
+// The shared-weights kind: 9 taps x COC channels x 16 input channels, 8 halves per load.
+void stage_weights(int c0, int co0, int li) {
+  for (int i = li; i < (WEIGHTS_GLOBAL ? 0 : 9 * COC * 2); i += 128) {
+    int row = i >> 1, half8 = i & 1;  // row = tap * COC + co
+    int tap = row / COC, co = row - tap * COC;
+    uvec4 w = wgt8[(((tap * CO + co0 + co) * CIP + c0) >> 3) + half8];
+    int base = row * PITCH + half8 * 8;
+    f16vec2 p0 = unpackFloat2x16(w.x), p1 = unpackFloat2x16(w.y);
+    f16vec2 p2 = unpackFloat2x16(w.z), p3 = unpackFloat2x16(w.w);
+    wsh[base] = p0.x; wsh[base + 1] = p0.y; wsh[base + 2] = p1.x; wsh[base + 3] = p1.y;
+    wsh[base + 4] = p2.x; wsh[base + 5] = p2.y; wsh[base + 6] = p3.x; wsh[base + 7] = p3.y;
+  }
+}
+
+void load_weights(out fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[MT], int tap, int c0, int co0) {
+  [[unroll]] for (int m = 0; m < MT; ++m) {
+    if (WEIGHTS_GLOBAL) {
+      uint at = uint((tap * CO + co0 + m * 16) * CIP + c0);
+      coopMatLoadNV(a[m], wgt16, at, uint(CIP), false);
+    } else {
+      coopMatLoadNV(a[m], wsh, uint((tap * COC + m * 16) * PITCH), uint(PITCH), false);
+    }
+  }
+}
 
 void main() {
   int sg = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
@@ -48,41 +115,19 @@ void main() {
   fcoopmatNV<32, gl_ScopeSubgroup, 16, CN> acc[MT * R * NT];
   [[unroll]] for (int i = 0; i < MT * R * NT; ++i) acc[i] = fcoopmatNV<32, gl_ScopeSubgroup, 16, CN>(0.0);
 
+  load_chunk(0, ox0, oy0, li);
   for (int c0 = 0; c0 < CIP; c0 += 16) {
+    barrier();  // every subgroup is done with the previous chunk
+    store_chunk(li);
+    stage_weights(c0, co0, li);
     barrier();
-    // weights of this chunk: 9 taps x COC channels x 16 input channels, 8 halves per load
-    for (int i = li; i < (WEIGHTS_GLOBAL ? 0 : 9 * COC * 2); i += 128) {
-      int row = i >> 1, half8 = i & 1;  // row = tap * COC + co
-      int tap = row / COC, co = row - tap * COC;
-      uvec4 w = wgt8[(((tap * CO + co0 + co) * CIP + c0) >> 3) + half8];
-      int base = row * PITCH + half8 * 8;
-      f16vec2 p0 = unpackFloat2x16(w.x), p1 = unpackFloat2x16(w.y);
-      f16vec2 p2 = unpackFloat2x16(w.z), p3 = unpackFloat2x16(w.w);
-      wsh[base] = p0.x; wsh[base + 1] = p0.y; wsh[base + 2] = p1.x; wsh[base + 3] = p1.y;
-      wsh[base + 4] = p2.x; wsh[base + 5] = p2.y; wsh[base + 6] = p3.x; wsh[base + 7] = p3.y;
-    }
-    // the input tile, channels-last; threads run along x for coalesced global reads
-    for (int i = li; i < 16 * TROWS * TCOLS; i += 128) {
-      int c = i / (TROWS * TCOLS), r = i - c * (TROWS * TCOLS);
-      int row = r / TCOLS, col = r - row * TCOLS;
-      int y = oy0 * STRIDE + row - 1, x = ox0 * STRIDE + col - 1;
-      float16_t v = float16_t(0.0);
-      if (c0 + c < CI && y >= 0 && y < IH && x >= 0 && x < IW)
-        v = src[((c0 + c) * IH + y) * IW + x];
-      tile[(row * TCOLS + col) * PITCH + c] = v;
-    }
-    barrier();
+    if (c0 + 16 < CIP) load_chunk(c0 + 16, ox0, oy0, li);
+    // The weights of tap k + 1 load while tap k's products run.
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[2][MT];
+    load_weights(a[0], 0, c0, co0);
     [[unroll]] for (int tap = 0; tap < 9; ++tap) {
+      if (tap < 8) load_weights(a[(tap + 1) & 1], tap + 1, c0, co0);
       int ky = tap / 3, kx = tap - ky * 3;
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[MT];
-      [[unroll]] for (int m = 0; m < MT; ++m) {
-        if (WEIGHTS_GLOBAL) {
-          uint at = uint((tap * CO + co0 + m * 16) * CIP + c0);
-          coopMatLoadNV(a[m], wgt16, at, uint(CIP), false);
-        } else {
-          coopMatLoadNV(a[m], wsh, uint((tap * COC + m * 16) * PITCH), uint(PITCH), false);
-        }
-      }
       [[unroll]] for (int r = 0; r < R; ++r) {
         [[unroll]] for (int nt = 0; nt < NT; ++nt) {
           fcoopmatNV<16, gl_ScopeSubgroup, 16, CN> b;
@@ -90,7 +135,7 @@ void main() {
           coopMatLoadNV(b, tile, uint((trow * TCOLS + tcol) * PITCH), uint(STRIDE * PITCH), true);
           [[unroll]] for (int m = 0; m < MT; ++m) {
             int k = (m * R + r) * NT + nt;
-            acc[k] = coopMatMulAddNV(a[m], b, acc[k]);
+            acc[k] = coopMatMulAddNV(a[tap & 1][m], b, acc[k]);
           }
         }
       }
