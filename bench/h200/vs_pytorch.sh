@@ -5,7 +5,8 @@
 # project's PyTorch model (bench/h200/vs_pytorch.py: eager, CUDA graph, torch.compile), then
 # one table, after the kernel tests on the NVIDIA driver. Needs .gl and .gpu from prepare.sh
 # (carry both). Output: $OUT/vs_pytorch.txt, $OUT/table.md, $OUT/torch.json,
-# $OUT/framecast.tar.gz.
+# $OUT/framecast.tar.gz. Time limits per step: TEST_SECONDS (0: no tests; TEST_FILTER picks
+# them), TUNE_SECONDS per model, TORCH_SECONDS (0: Framecast's half alone).
 set -u
 exec > >(tee "$OUT/vs_pytorch.txt") 2>&1
 source bench/h200/setup.sh
@@ -19,7 +20,8 @@ models="assets/models/framecast-fast.safetensors assets/models/framecast-quality
 
 step "correctness: the kernel and runtime tests on the NVIDIA driver (skip: TEST_SECONDS=0)"
 [[ ${TEST_SECONDS:-100} != 0 ]] && timeout "${TEST_SECONDS:-100}" $FCTESTS --gtest_brief=1 \
-  --gtest_filter='Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:TuneCache*' 2>&1 | tail -25
+  --gtest_filter="${TEST_FILTER:-Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:TuneCache*}" \
+  2>&1 | tail -25
 
 step "tune (quality's block0 has the classic graph's widths, so its choices serve both)"
 for m in fast quality; do timeout "${TUNE_SECONDS:-90}" $FC tune --model $m --size 1920x1080 --precision f16 | tail -3; done
@@ -40,6 +42,7 @@ for m in $models; do
 done
 tar -czf "$OUT/framecast.tar.gz" -C /tmp fc
 
+[[ ${TORCH_SECONDS:-330} == 0 ]] && exit 0  # Framecast's half alone
 step "PyTorch (compiles with max-autotune: the classic graph without the pass, fast with it)"
 # shellcheck disable=SC2086  # the model list is split on purpose
 timeout "${TORCH_SECONDS:-330}" python3 bench/h200/vs_pytorch.py torch "$OUT/torch.json" $models \
