@@ -26,8 +26,6 @@
 layout(local_size_x = 128) in;
 #include "conv_common.glsl"
 layout(constant_id = 12) const bool WEIGHTS_GLOBAL = false;
-// The same weights as halves, for matrix loads from global memory (aliases binding 1).
-layout(std430, binding = 1) readonly buffer WgtHalves { float16_t wgt16[]; };
 
 const int MT = COC / 16;     // channel blocks of 16 per workgroup
 const int R = SLAB;          // output rows per subgroup (the `slab` knob of this kind)
@@ -36,71 +34,70 @@ const int NT = 16 / CN;      // matrices per 16-pixel row segment
 const int ROWS = 4 * R;      // output rows per workgroup
 const int TROWS = (ROWS - 1) * STRIDE + 3;  // input rows with the halo
 const int TCOLS = 15 * STRIDE + 3;          // input columns of 16 output columns
-const int PITCH = 24;        // halves per staged pixel / weight row
+const int PITCH = 3;         // uvec4s per staged pixel / weight row: 16 halves + 8 of padding
 const int CIP = (CI + 15) / 16 * 16;  // input channels as packed: whole chunks of 16
 
-const int TILE_ELEMS = 16 * TROWS * TCOLS;      // one chunk's staged input values
-const int LOADS = (TILE_ELEMS + 255) / 256 * 2;  // per thread, an even count (f16 pairs)
+// Staged input and weights are uvec4 arrays and every matrix load is addressed in uvec4s, so
+// that the driver loads 16 bytes at a time (with f16 arrays it loads halves one by one).
+const int GROUPS = 2 * TROWS * TCOLS;  // one chunk's staged 8-channel pixel groups
+const int LOADS = (GROUPS + 127) / 128;  // per thread
 
-shared float16_t tile[TROWS * TCOLS * PITCH];
-shared float16_t wsh[WEIGHTS_GLOBAL ? 8 : 9 * COC * PITCH];
+shared uvec4 tile[TROWS * TCOLS * PITCH];
+shared uvec4 wsh[WEIGHTS_GLOBAL ? 1 : 9 * COC * PITCH];
 shared float stage[4 * 16 * 16];
 
 // The next chunk's input, held in registers while the tensor cores work on this one, so that
 // its global loads are in flight during the products instead of before them.
-f16vec2 staged[LOADS / 2];
+uvec4 staged[LOADS];
 
-// Element i of a chunk's tile: channel c, tile row and column, for threads running along x
-// (coalesced global reads).
-ivec3 tile_element(int i) {
-  int c = i / (TROWS * TCOLS), r = i - c * (TROWS * TCOLS);
+// Group i of a chunk: 8 channels (g = 0, 1) of one tile pixel, threads running along x so
+// that each channel's global reads are coalesced.
+ivec3 tile_group(int i) {
+  int g = i / (TROWS * TCOLS), r = i - g * (TROWS * TCOLS);
   int row = r / TCOLS;
-  return ivec3(c, row, r - row * TCOLS);
+  return ivec3(g, row, r - row * TCOLS);
 }
 
 void load_chunk(int c0, int ox0, int oy0, int li) {
   [[unroll]] for (int j = 0; j < LOADS; ++j) {
     int i = li + j * 128;
-    float16_t v = float16_t(0.0);
-    if (i < TILE_ELEMS) {
-      ivec3 e = tile_element(i);
-      int y = oy0 * STRIDE + e.y - 1, x = ox0 * STRIDE + e.z - 1;
-      if (c0 + e.x < CI && y >= 0 && y < IH && x >= 0 && x < IW)
-        v = src[((c0 + e.x) * IH + y) * IW + x];
+    ivec3 e = tile_group(min(i, GROUPS - 1));
+    int y = oy0 * STRIDE + e.y - 1, x = ox0 * STRIDE + e.z - 1;
+    bool inside = i < GROUPS && y >= 0 && y < IH && x >= 0 && x < IW;
+    float16_t v[8];
+    [[unroll]] for (int k = 0; k < 8; ++k) {
+      int c = c0 + e.x * 8 + k;
+      v[k] = inside && c < CI ? src[(c * IH + y) * IW + x] : float16_t(0.0);
     }
-    staged[j >> 1][j & 1] = v;
+    staged[j] = uvec4(packFloat2x16(f16vec2(v[0], v[1])), packFloat2x16(f16vec2(v[2], v[3])),
+                      packFloat2x16(f16vec2(v[4], v[5])), packFloat2x16(f16vec2(v[6], v[7])));
   }
 }
 
 void store_chunk(int li) {
   [[unroll]] for (int j = 0; j < LOADS; ++j) {
     int i = li + j * 128;
-    if (i < TILE_ELEMS) {
-      ivec3 e = tile_element(i);
-      tile[(e.y * TCOLS + e.z) * PITCH + e.x] = staged[j >> 1][j & 1];
+    if (i < GROUPS) {
+      ivec3 e = tile_group(i);
+      tile[(e.y * TCOLS + e.z) * PITCH + e.x] = staged[j];
     }
   }
 }
 
-// The shared-weights kind: 9 taps x COC channels x 16 input channels, 8 halves per load.
+// The shared-weights kind: 9 taps x COC channels x 16 input channels, 16 bytes per copy.
 void stage_weights(int c0, int co0, int li) {
   for (int i = li; i < (WEIGHTS_GLOBAL ? 0 : 9 * COC * 2); i += 128) {
     int row = i >> 1, half8 = i & 1;  // row = tap * COC + co
     int tap = row / COC, co = row - tap * COC;
-    uvec4 w = wgt8[(((tap * CO + co0 + co) * CIP + c0) >> 3) + half8];
-    int base = row * PITCH + half8 * 8;
-    f16vec2 p0 = unpackFloat2x16(w.x), p1 = unpackFloat2x16(w.y);
-    f16vec2 p2 = unpackFloat2x16(w.z), p3 = unpackFloat2x16(w.w);
-    wsh[base] = p0.x; wsh[base + 1] = p0.y; wsh[base + 2] = p1.x; wsh[base + 3] = p1.y;
-    wsh[base + 4] = p2.x; wsh[base + 5] = p2.y; wsh[base + 6] = p3.x; wsh[base + 7] = p3.y;
+    wsh[row * PITCH + half8] = wgt8[(((tap * CO + co0 + co) * CIP + c0) >> 3) + half8];
   }
 }
 
 void load_weights(out fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[MT], int tap, int c0, int co0) {
   [[unroll]] for (int m = 0; m < MT; ++m) {
     if (WEIGHTS_GLOBAL) {
-      uint at = uint((tap * CO + co0 + m * 16) * CIP + c0);
-      coopMatLoadNV(a[m], wgt16, at, uint(CIP), false);
+      uint at = uint((tap * CO + co0 + m * 16) * CIP + c0) >> 3;
+      coopMatLoadNV(a[m], wgt8, at, uint(CIP >> 3), false);
     } else {
       coopMatLoadNV(a[m], wsh, uint((tap * COC + m * 16) * PITCH), uint(PITCH), false);
     }
