@@ -41,13 +41,19 @@ vulkan::TuneOutcome tune_and_report(const std::shared_ptr<const vulkan::Context>
             << problem.width << " (" << problem.plane_w << "x" << problem.plane_h
             << " trunk plane, " << done << " variants): best " << outcome.best.choice.text() << " "
             << outcome.best.ms << " ms per conv";
+  const auto kernel_line = [](const TuneTiming& t) {
+    if (!t.kernel.empty()) std::cout << "      compiled: " << t.kernel << "\n";
+  };
   if (outcome.fallback)
     std::cout << "; default " << outcome.fallback->choice.text() << " " << outcome.fallback->ms
               << " ms (" << std::setprecision(2) << outcome.fallback->ms / outcome.best.ms << "x)";
   std::cout << "\n";
+  if (show > 0) kernel_line(outcome.best);
   for (int i = 1; i < show && i < int(outcome.timings.size()); ++i) {
     const auto& t = outcome.timings[std::size_t(i)];
-    if (t.correct) std::cout << "    " << std::setprecision(4) << t.choice.text() << " " << t.ms << " ms\n";
+    if (!t.correct) continue;
+    std::cout << "    " << std::setprecision(4) << t.choice.text() << " " << t.ms << " ms\n";
+    kernel_line(t);
   }
   for (const auto& t : outcome.timings)
     if (!t.correct)
@@ -110,7 +116,9 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--precision", options->precision,
                   "auto (every precision the device has), f32 or f16")
       ->capture_default_str();
-  cmd->add_option("--show", options->show, "variants listed per size")->capture_default_str();
+  cmd->add_option("--show", options->show,
+                  "variants listed per size, each with the driver's statistics of its compiled "
+                  "kernel (registers, spills) where the device reports them")->capture_default_str();
   cmd->callback([options] { run_tune(*options); });
 }
 

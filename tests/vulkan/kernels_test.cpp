@@ -233,6 +233,18 @@ INSTANTIATE_TEST_SUITE_P(Choices, ConvKernels, ::testing::ValuesIn(conv_cases),
                            return n;
                          });
 
+// What `tune --show` prints beside each variant: the driver's own statistics of the kernel.
+TEST(Kernels, PipelinesReportTheDriversStatistics) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  if (!context->caps().pipeline_statistics)
+    GTEST_SKIP() << context->caps().name << " has no VK_KHR_pipeline_executable_properties";
+  const ConvShape shape{16, 16, 17, 9, 1, true, false};
+  const auto pipeline = make_conv(context, Storage::f32, shape, {ConvKind::rb, 4, 8, 24});
+  const std::string stats = pipeline->statistics();
+  EXPECT_FALSE(stats.empty());
+  EXPECT_NE(stats.find(' '), std::string::npos) << stats;  // "name value", at least one
+}
+
 TEST(Kernels, DeconvMatchesReference) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   KernelRunner r(context);

@@ -96,20 +96,30 @@ DeviceCaps query_caps(VkPhysicalDevice physical, int index) {
   caps.storage_alignment = std::max<VkDeviceSize>(limits.minStorageBufferOffsetAlignment, 4);
   caps.timestamp_period_ns = limits.timestampPeriod;
 
+  auto executables = make_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
   auto f12 = make_struct<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   auto f11 = make_struct<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
   f11.pNext = &f12;
   auto features = make_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   features.pNext = &f11;
+  const auto extensions = device_extensions(physical);
+  const bool has_executables =
+      std::find(extensions.begin(), extensions.end(),
+                VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) != extensions.end();
+  if (has_executables) f12.pNext = &executables;  // chained only where the device knows it
   vkGetPhysicalDeviceFeatures2(physical, &features);
   caps.f16 = f12.shaderFloat16 && f11.storageBuffer16BitAccess;
   const bool memory_model = f12.vulkanMemoryModel;
 
-  for (const auto& e : device_extensions(physical)) {
+  for (const auto& e : extensions) {
     caps.cooperative_matrix_khr |= e == "VK_KHR_cooperative_matrix";
     caps.cooperative_matrix_nv |= e == "VK_NV_cooperative_matrix";
     caps.cooperative_matrix2_nv |= e == "VK_NV_cooperative_matrix2";
   }
+  caps.pipeline_statistics = has_executables && executables.pipelineExecutableInfo &&
+                             vkGetPipelineExecutablePropertiesKHR &&
+                             vkGetPipelineExecutableStatisticsKHR;
 
   if (caps.cooperative_matrix_nv && caps.f16 && memory_model &&
       vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {
@@ -361,14 +371,24 @@ Context::Context(int device) {
   // The coop conv's SPIR-V needs the extension, its feature and the Vulkan memory model.
   auto coop = make_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
-  const char* coop_extension = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+  std::vector<const char*> extensions;
+  void** chain = &f12.pNext;
   if (caps_.coop()) {
     coop.cooperativeMatrix = VK_TRUE;
-    f12.pNext = &coop;
+    *chain = &coop;
+    chain = &coop.pNext;
     f12.vulkanMemoryModel = VK_TRUE;
-    info.enabledExtensionCount = 1;
-    info.ppEnabledExtensionNames = &coop_extension;
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   }
+  auto executables = make_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  if (caps_.pipeline_statistics) {
+    executables.pipelineExecutableInfo = VK_TRUE;
+    *chain = &executables;
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  }
+  info.enabledExtensionCount = std::uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   check(vkCreateDevice(physical_, &info, nullptr, &device_), "vkCreateDevice");
   vkGetDeviceQueue(device_, caps_.queue_family, 0, &queue_);
 }

@@ -49,6 +49,9 @@ struct DeviceCaps {
   // f32 accumulators, with the Vulkan memory model): which N the driver offers.
   bool coop_n8 = false, coop_n16 = false;
   bool coop() const { return coop_n8 || coop_n16; }
+  // VK_KHR_pipeline_executable_properties: the driver reports what it compiled each kernel
+  // to (registers, spills, instructions: whatever it chooses to name), for `tune --show`.
+  bool pipeline_statistics = false;
   VkDeviceSize device_local_bytes = 0;
   std::string unusable;  // why Framecast cannot run on it (empty when it can)
 

@@ -15,6 +15,8 @@ FRAMECAST_VK_INSTANCE_FUNCTIONS(FRAMECAST_VK_DEFINE)
 PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
 PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV vkGetPhysicalDeviceCooperativeMatrixPropertiesNV =
     nullptr;
+PFN_vkGetPipelineExecutablePropertiesKHR vkGetPipelineExecutablePropertiesKHR = nullptr;
+PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR = nullptr;
 
 std::string load_global_functions() {
   static std::once_flag once;
@@ -60,6 +62,10 @@ void load_instance_functions(VkInstance instance) {
   vkGetPhysicalDeviceCooperativeMatrixPropertiesNV =
       reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
           vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  vkGetPipelineExecutablePropertiesKHR = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetInstanceProcAddr(instance, "vkGetPipelineExecutablePropertiesKHR"));
+  vkGetPipelineExecutableStatisticsKHR = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetInstanceProcAddr(instance, "vkGetPipelineExecutableStatisticsKHR"));
   loaded = true;
 }
 

@@ -84,6 +84,8 @@ FRAMECAST_VK_INSTANCE_FUNCTIONS(FRAMECAST_VK_DECLARE)
 extern PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
 // Extension functions that may be missing (null then).
 extern PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV vkGetPhysicalDeviceCooperativeMatrixPropertiesNV;
+extern PFN_vkGetPipelineExecutablePropertiesKHR vkGetPipelineExecutablePropertiesKHR;
+extern PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR;
 
 // A Vulkan struct with its sType set and every other member zeroed.
 template <typename T>

@@ -1,6 +1,8 @@
 #include "backends/vulkan/pipelines.hpp"
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "backends/vulkan/spirv.hpp"
 #include "framecast/error.hpp"
@@ -90,6 +92,7 @@ Pipeline::Pipeline(std::shared_ptr<const Context> context, std::string module, i
     info.stage.pName = "main";
     info.stage.pSpecializationInfo = &spec;
     info.layout = layout_;
+    if (context_->caps().pipeline_statistics) info.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     const VkResult result =
         vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline_);
     vkDestroyShaderModule(device, shader, nullptr);
@@ -105,6 +108,46 @@ Pipeline::Pipeline(std::shared_ptr<const Context> context, std::string module, i
     if (set_layout_) vkDestroyDescriptorSetLayout(device, set_layout_, nullptr);
     throw;
   }
+}
+
+namespace {
+
+std::string statistic_value(const VkPipelineExecutableStatisticKHR& s) {
+  switch (s.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: return s.value.b32 ? "yes" : "no";
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: return std::to_string(s.value.i64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: return std::to_string(s.value.u64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: return std::to_string(s.value.f64);
+    default: return "?";
+  }
+}
+
+}  // namespace
+
+std::string Pipeline::statistics() const {
+  if (!context_->caps().pipeline_statistics) return {};
+  const VkDevice device = context_->device();
+  auto info = make_struct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
+  info.pipeline = pipeline_;
+  std::uint32_t executables = 0;
+  if (vkGetPipelineExecutablePropertiesKHR(device, &info, &executables, nullptr) != VK_SUCCESS)
+    return {};
+  std::string out;
+  for (std::uint32_t e = 0; e < executables; ++e) {
+    auto exec = make_struct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+    exec.pipeline = pipeline_;
+    exec.executableIndex = e;
+    std::uint32_t count = 0;
+    if (vkGetPipelineExecutableStatisticsKHR(device, &exec, &count, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        count, make_struct<VkPipelineExecutableStatisticKHR>(
+                   VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+    if (vkGetPipelineExecutableStatisticsKHR(device, &exec, &count, stats.data()) != VK_SUCCESS)
+      continue;
+    for (const auto& s : stats)
+      out += (out.empty() ? "" : ", ") + std::string(s.name) + " " + statistic_value(s);
+  }
+  return out;
 }
 
 Pipeline::~Pipeline() {

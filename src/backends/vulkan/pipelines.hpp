@@ -50,6 +50,9 @@ class Pipeline {
   Extent3 per_group() const noexcept { return per_group_; }
   const std::string& name() const noexcept { return name_; }
   const Context& context() const noexcept { return *context_; }
+  // What the driver reports about the compiled kernel, "name value" joined by ", " (e.g.
+  // registers and spills); empty where the device has no pipeline statistics.
+  std::string statistics() const;
 
  private:
   std::shared_ptr<const Context> context_;

@@ -168,7 +168,9 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
   std::vector<int> counts;
   for (const ConvChoice& choice : candidates) {
     prepared.push_back(prepare(choice));
-    TuneTiming timing{choice};
+    TuneTiming timing;
+    timing.choice = choice;
+    timing.kernel = prepared.back().pipeline->statistics();
     timing.nmse = nmse(output(prepared.back()), reference);
     timing.correct = timing.nmse <= kMaxNmse;
     const double estimate = std::max(time_all({&prepared.back()}, {1}).front(), 1e-3);

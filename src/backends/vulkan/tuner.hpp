@@ -22,6 +22,7 @@ struct TuneTiming {
   double ms = 0.0;     // device time of one conv (the best of two timed batches)
   double nmse = 0.0;   // its output against the tiled kernel's on the same random data
   bool correct = true; // a variant that disagrees is never chosen (a driver bug, a kernel bug)
+  std::string kernel;  // the driver's statistics of the compiled kernel (Pipeline::statistics)
 };
 
 struct TuneOutcome {
