@@ -231,6 +231,35 @@ TEST_F(Interpolate, SegmentsJoinToTheWholeRun) {
   }
 }
 
+// The README's join: FFV1 parts concatenated by stream copy, the input's audio muxed once.
+TEST_F(Interpolate, SegmentsJoinByStreamCopy) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=1 -f lavfi -i sine=d=1 -c:v ffv1 -c:a flac " +
+            path("in.mkv"));
+  const std::string args = "-i " + path("in.mkv") + " --factor 2 --codec ffv1";
+  ASSERT_EQ(interpolate(args + " -o " + path("whole.mkv")).exit_code, 0);
+  std::string list;
+  for (int k = 0; k < 3; ++k) {
+    const std::string part = path("part" + std::to_string(k) + ".mkv");
+    const RunResult r = interpolate(args + " --segment " + std::to_string(k) + "/3 -o " + part);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_FALSE(probe(part).find(AVMEDIA_TYPE_AUDIO));  // video only
+    list += "file '" + part + "'\n" + (k < 2 ? "duration 0.333333333\n" : "");  // 16 of 48 fps
+  }
+  std::ofstream(path("parts.txt")) << list;
+  const Rational start = probe(path("in.mkv")).find(AVMEDIA_TYPE_VIDEO)->first();
+  make_clip("-f concat -safe 0 -i " + path("parts.txt") + " -i " + path("in.mkv") +
+            " -map 0:v -map 1:a -c copy -output_ts_offset " + std::to_string(start.to_double()) + " " +
+            path("joined.mkv"));
+  const auto whole = decode_video(path("whole.mkv")), joined = decode_video(path("joined.mkv"));
+  ASSERT_EQ(joined.size(), whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(joined[i].time, whole[i].time) << i;
+    EXPECT_TRUE(joined[i].luma == whole[i].luma) << i;
+  }
+  EXPECT_EQ(probe(path("joined.mkv")).find(AVMEDIA_TYPE_AUDIO)->pts,
+            probe(path("whole.mkv")).find(AVMEDIA_TYPE_AUDIO)->pts);
+}
+
 TEST_F(Interpolate, BadSegmentsAreOneLine) {
   make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.5 " + path("in.y4m"));
   const std::string io = "-i " + path("in.y4m") + " -o " + path("out.y4m") + " --factor 2";
