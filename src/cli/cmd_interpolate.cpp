@@ -24,6 +24,7 @@ struct InterpolateOptions {
   std::optional<int> crf;
   std::string progress = "auto";
   bool strict = false;
+  std::string segment;
 };
 
 // Prints the job's progress on stderr (stdout may carry the video): a line redrawn in place
@@ -111,6 +112,7 @@ video::InterpolateJob make_job(const InterpolateOptions& o) {
   }
   job.strict = o.strict;
   job.encoder = {o.codec, o.crf, o.preset};
+  if (!o.segment.empty()) job.segment = video::parse_segment(o.segment, "--segment");
   return job;
 }
 
@@ -180,6 +182,10 @@ void add_interpolate_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "plain", "json", "none"}))
       ->capture_default_str();
   cmd->add_flag("--strict", options->strict, "stop at damaged input frames instead of bridging them");
+  cmd->add_option("--segment", options->segment,
+                  "K/N: write only part K (0..N-1) of N equal parts of the output frames, with the "
+                  "whole run's frames, timestamps and scene cuts; video only (mux the input's "
+                  "audio and subtitles once, after joining the parts)");
 }
 
 }  // namespace framecast::cli

@@ -85,20 +85,28 @@ class Messages {
 };
 
 // The middle stage: pairs source frames, decides cuts, asks the engine for the slots' frames.
+// Every source frame goes through the pairing, so slots and cut decisions are the whole run's;
+// only the frames in `range` are made and handed on.
 class Interpolator {
  public:
   Interpolator(Engine& engine, const VideoSource& source, Rational rate,
-               std::optional<double> threshold, BoundedQueue<OutputFrame>& out, Counters& counters,
-               Messages& messages)
-      : engine_(engine), name_(source.name()), out_(out), counters_(counters), messages_(messages),
+               std::optional<double> threshold, FrameRange range, BoundedQueue<OutputFrame>& out,
+               Counters& counters, Messages& messages)
+      : engine_(engine), name_(source.name()), range_(range), out_(out), counters_(counters),
+        messages_(messages),
         pairing_(Scheduler(rate, source.info().start,
                            snap_tolerance(source.info().time_base, source.info().frame_rate > Rational(0)
                                                                         ? source.info().frame_rate
                                                                         : rate)),
                  threshold) {}
 
+  // Every frame of the range is made: later source frames are not needed (read from the
+  // decoding thread, which then stops).
+  bool done() const noexcept { return done_; }
+
   // False when stopped.
   bool add(DecodedFrame decoded, std::stop_token stop) {
+    if (done_) return true;  // decoded before the decoding thread saw done()
     SourceFrame& frame = decoded.source;
     if (!pairing_.follows(frame.time)) {
       if (!warned_order_)
@@ -113,6 +121,7 @@ class Interpolator {
   }
 
   bool finish(std::stop_token stop) {
+    if (done_) return true;
     if (pairing_.empty()) throw Error(ErrorKind::io, name_ + ": no video frame could be decoded");
     return pairing_.finish([&](const auto&... pair) { return render(pair..., stop); });
   }
@@ -123,7 +132,7 @@ class Interpolator {
     counters_.cuts = pairing_.cuts();
     std::vector<float> ts;
     for (const Slot& s : slots)
-      if (s.use == Slot::Use::blend) ts.push_back(s.t);
+      if (s.use == Slot::Use::blend && range_.contains(s.index)) ts.push_back(s.t);
     std::vector<Frame> mids;
     if (!ts.empty()) {
       BusyTimer busy(counters_.interpolate_ns);
@@ -132,6 +141,7 @@ class Interpolator {
     counters_.synthesized += std::int64_t(ts.size());
     std::size_t m = 0;
     for (const Slot& s : slots) {
+      if (!range_.contains(s.index)) continue;
       std::shared_ptr<const Frame> image =
           s.use == Slot::Use::blend      ? std::make_shared<const Frame>(std::move(mids[m++]))
           : s.use == Slot::Use::previous ? previous->image
@@ -139,11 +149,14 @@ class Interpolator {
       ++counters_.made;
       if (!out_.push({std::move(image), s.index}, stop)) return false;
     }
+    done_ = range_.end && pairing_.scheduler().emitted() >= *range_.end;
     return true;
   }
 
   Engine& engine_;
   std::string name_;
+  FrameRange range_;
+  std::atomic<bool> done_{false};
   BoundedQueue<OutputFrame>& out_;
   Counters& counters_;
   Messages& messages_;
@@ -166,6 +179,23 @@ Rational output_rate(const RateRequest& request, const VideoSource& source) {
   return source.info().frame_rate * request.value;
 }
 
+// The output frames this run writes: all, or the job's segment of those the input's declared
+// duration gives (every run of the job computes the same boundaries from it).
+FrameRange output_range(const InterpolateJob& job, const VideoSource& source, Rational rate) {
+  if (!job.segment) return {};
+  if (source.info().duration <= Rational(0))
+    throw Error(ErrorKind::invalid_argument,
+                source.name() + ": its duration is unknown, so it cannot be cut into segments");
+  return segment_frames(*job.segment, output_frame_count(source.info().duration, rate));
+}
+
+std::string segment_text(const InterpolateJob& job, const FrameRange& range) {
+  if (!job.segment) return "";
+  return ", segment " + std::to_string(job.segment->index) + "/" + std::to_string(job.segment->count) +
+         " (output frames " + std::to_string(range.begin) + " to " +
+         (range.end ? std::to_string(*range.end - 1) : "the end") + ", video only)";
+}
+
 void refuse_same_file(const InterpolateJob& job) {
   std::error_code ec;
   if (job.input != "-" && job.output != "-" && std::filesystem::equivalent(job.input, job.output, ec))
@@ -181,19 +211,22 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   VideoSource source(job.input, job.strict, warn, hooks.cancelled);
   const SourceInfo& in = source.info();
   const Rational rate = output_rate(job.rate, source);
-  VideoSink sink(job.output, source, rate, job.encoder, warn, hooks.cancelled);
+  const FrameRange range = output_range(job, source, rate);
+  VideoSink sink(job.output, source, rate, job.encoder, warn, hooks.cancelled, job.segment.has_value());
   if (hooks.started)
     hooks.started(source.name() + ": " + in.codec + " " + std::to_string(in.width) + "x" +
                   std::to_string(in.height) + " " + av_get_pix_fmt_name(in.pixel_format) + " " +
                   rate_text(in.frame_rate) + " fps -> " + (job.output == "-" ? "stdout" : job.output) +
                   ": " + sink.description() + " " + rate_text(rate) + " fps, " + engine.backend_name() +
-                  " backend" + (job.scene_threshold ? "" : ", no scene detection"));
+                  " backend" + (job.scene_threshold ? "" : ", no scene detection") +
+                  segment_text(job, range));
   messages.forward(hooks.warning);
 
   Counters counters;
   BoundedQueue<DecodedFrame> decoded(decoded_capacity);
   BoundedQueue<OutputFrame> outputs(output_capacity);
-  Interpolator interpolator(engine, source, rate, job.scene_threshold, outputs, counters, messages);
+  Interpolator interpolator(engine, source, rate, job.scene_threshold, range, outputs, counters,
+                            messages);
 
   std::mutex mutex;
   std::condition_variable wake;
@@ -222,7 +255,7 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
       source.abort();
       sink.abort();
     });
-    for (;;) {
+    while (!interpolator.done()) {
       std::optional<SourceFrame> frame;
       Thumbnail thumbnail;
       {
@@ -252,8 +285,8 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
     sink.finish();
   }));
 
-  const std::int64_t estimate =
-      in.duration > Rational(0) ? output_frame_count(in.duration, rate) : 0;
+  const std::int64_t whole = in.duration > Rational(0) ? output_frame_count(in.duration, rate) : 0;
+  const std::int64_t estimate = range.end ? *range.end - range.begin : whole - range.begin;
   const auto snapshot = [&](bool complete) {
     Progress p;
     p.done = counters.written;

@@ -11,6 +11,7 @@
 #include "video/encoding.hpp"
 #include "video/progress.hpp"
 #include "video/rational.hpp"
+#include "video/segment.hpp"
 
 namespace framecast::video {
 
@@ -27,6 +28,9 @@ struct InterpolateJob {
   std::optional<double> scene_threshold;  // empty: no scene-cut detection
   bool strict = false;                    // damaged input frames are errors
   EncoderSettings encoder;
+  // Write only this part of the output frames, video only (see segment.hpp). Every source
+  // frame from the start is decoded, so cut decisions have their whole-run history.
+  std::optional<Segment> segment;
 };
 
 struct PipelineHooks {

@@ -36,7 +36,8 @@ AVStream& new_stream(AVFormatContext& output) {
 }  // namespace
 
 VideoSink::VideoSink(const std::string& output, const VideoSource& source, Rational rate,
-                     const EncoderSettings& settings, const Warn& warn, std::function<bool()> cancelled)
+                     const EncoderSettings& settings, const Warn& warn, std::function<bool()> cancelled,
+                     bool video_only)
     : name_(output == "-" ? "stdout" : output), cancelled_(std::move(cancelled)), packet_(alloc_packet()) {
   capture_ffmpeg_log();
   const AVOutputFormat& container = output_format(output);
@@ -58,7 +59,7 @@ VideoSink::VideoSink(const std::string& output, const VideoSource& source, Ratio
   if (std::string(container.name) == "yuv4mpegpipe") context->strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL;
 
   open_encoder(source, rate, settings, warn);
-  add_streams(source, warn);
+  add_streams(source, video_only, warn);
   copy_tags(source.format().metadata, &context->metadata);
 
   if (!(container.flags & AVFMT_NOFILE))
@@ -103,7 +104,7 @@ void VideoSink::open_encoder(const VideoSource& source, Rational rate, const Enc
   if (!settings.preset.empty()) description_ += " preset " + settings.preset;
 }
 
-void VideoSink::add_streams(const VideoSource& source, const Warn& warn) {
+void VideoSink::add_streams(const VideoSource& source, bool video_only, const Warn& warn) {
   const AVFormatContext& in = source.format();
   AVFormatContext& out = *output_;
   const std::string container = out.oformat->name;
@@ -130,6 +131,8 @@ void VideoSink::add_streams(const VideoSource& source, const Warn& warn) {
         std::memcpy(data, side.data, side.size);
       }
       video_out_ = v.index;
+    } else if (video_only) {
+      continue;
     } else if (type == AVMEDIA_TYPE_AUDIO || type == AVMEDIA_TYPE_SUBTITLE) {
       if (container == "yuv4mpegpipe") {
         dropped_for_y4m = true;
@@ -157,7 +160,7 @@ void VideoSink::add_streams(const VideoSource& source, const Warn& warn) {
   if (dropped_for_y4m) warn("yuv4mpeg carries video only: the audio and subtitle streams are left out");
 
   const std::int64_t chapters = in.nb_chapters;
-  for (std::int64_t i = 0; i < chapters && container != "yuv4mpegpipe"; ++i) {
+  for (std::int64_t i = 0; i < chapters && !video_only && container != "yuv4mpegpipe"; ++i) {
     const AVChapter& c = *in.chapters[i];
     const std::int64_t shift = (source.info().offset / to_rational(c.time_base)).round();
     auto** grown = static_cast<AVChapter**>(

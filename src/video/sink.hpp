@@ -24,9 +24,11 @@ class VideoSink {
  public:
   // Opens the output and writes its header. Throws Error(unsupported) for containers or
   // codecs that cannot be written, Error(io) for an unwritable destination. `cancelled`,
-  // polled (from any thread) while a write waits, gives it up.
+  // polled (from any thread) while a write waits, gives it up. `video_only`: no audio,
+  // subtitles, attachments or chapters (a segment: the final mux adds them once).
   VideoSink(const std::string& output, const VideoSource& source, Rational rate,
-            const EncoderSettings& settings, const Warn& warn, std::function<bool()> cancelled = {});
+            const EncoderSettings& settings, const Warn& warn, std::function<bool()> cancelled = {},
+            bool video_only = false);
   VideoSink(const VideoSink&) = delete;
   VideoSink& operator=(const VideoSink&) = delete;
 
@@ -48,7 +50,7 @@ class VideoSink {
  private:
   void open_encoder(const VideoSource& source, Rational rate, const EncoderSettings& settings,
                     const Warn& warn);
-  void add_streams(const VideoSource& source, const Warn& warn);
+  void add_streams(const VideoSource& source, bool video_only, const Warn& warn);
   void drain_encoder();
   void mux(AVPacket& packet);
 

@@ -161,10 +161,20 @@ TEST_F(Interpolate, WithoutAModelTheCpuUsesTheFastModel) {
   EXPECT_EQ(probe(path("out.y4m")).find(AVMEDIA_TYPE_VIDEO)->pts.size(), 12u);
 }
 
-// 12 frames of one scene, then 12 of an unrelated one, at 24 fps; written losslessly.
-void make_cut_clip(const std::string& out) {
-  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.5 -f lavfi -i testsrc2=s=160x90:r=24:d=0.5 "
-            "-filter_complex '[1]vflip,hflip,negate[b];[0][b]concat' " + out);
+// `before` frames of one scene, then 24 - `before` of an unrelated one, at 24 fps; written
+// losslessly.
+void make_cut_clip(const std::string& out, int before = 12) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=1 -f lavfi -i testsrc2=s=160x90:r=24:d=1 "
+            "-filter_complex '[0]trim=end_frame=" + std::to_string(before) + "[a];[1]trim=end_frame=" +
+            std::to_string(24 - before) + ",vflip,hflip,negate[b];[a][b]concat' " + out);
+}
+
+// The bytes after a yuv4mpeg file's header line: every frame's "FRAME" line and planes.
+std::string y4m_frames(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string header;
+  std::getline(in, header);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 TEST_F(Interpolate, AtASceneCutTheFrameBeforeItIsRepeated) {
@@ -184,6 +194,86 @@ TEST_F(Interpolate, AtASceneCutTheFrameBeforeItIsRepeated) {
   const auto morphed = decode_video(path("blend.y4m"));
   ASSERT_EQ(morphed.size(), 48u);
   EXPECT_GT(luma_difference(morphed[22], morphed[23]), 1.0);
+}
+
+// 24 frames doubled: segments of 3 are output frames 0-15, 16-31 and 32-47. Each clip is run
+// whole and in segments, to yuv4mpeg (frames compared byte for byte) and to FFV1 in Matroska
+// (timestamps compared); the segments joined must be the whole run.
+TEST_F(Interpolate, SegmentsJoinToTheWholeRun) {
+  // A cut between source frames 11 and 12 (inside segment 1), 7 and 8 (output frame 16, the
+  // first of segment 1), 14 and 15 (output frames 29-30, just before segment 2's start).
+  for (int before : {12, 8, 15}) {
+    SCOPED_TRACE("cut after source frame " + std::to_string(before - 1));
+    make_cut_clip(path("in.y4m"), before);
+    const std::string args = "-i " + path("in.y4m") + " --factor 2";
+    const RunResult whole = interpolate(args + " -o " + path("whole.y4m"));
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    EXPECT_EQ(final_report(whole)["scene_cuts"], 1);
+    ASSERT_EQ(interpolate(args + " -o " + path("whole.mkv") + " --codec ffv1").exit_code, 0);
+    std::string joined;
+    std::vector<Rational> times;
+    for (int k = 0; k < 3; ++k) {
+      const std::string part = path("part" + std::to_string(k));
+      const std::string segment = " --segment " + std::to_string(k) + "/3";
+      const RunResult r = interpolate(args + segment + " -o " + part + ".y4m");
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(final_report(r)["frames"], 16) << k;
+      ASSERT_EQ(interpolate(args + segment + " -o " + part + ".mkv --codec ffv1").exit_code, 0);
+      joined += y4m_frames(part + ".y4m");
+      const auto pts = probe(part + ".mkv").find(AVMEDIA_TYPE_VIDEO)->pts;  // intra-only: in order
+      times.insert(times.end(), pts.begin(), pts.end());
+    }
+    const std::string expected = y4m_frames(path("whole.y4m"));
+    EXPECT_EQ(probe(path("whole.y4m")).find(AVMEDIA_TYPE_VIDEO)->pts.size(), 48u);
+    EXPECT_EQ(joined.size(), expected.size());
+    EXPECT_TRUE(joined == expected);  // not EXPECT_EQ: no dump of the frames
+    EXPECT_EQ(times, probe(path("whole.mkv")).find(AVMEDIA_TYPE_VIDEO)->pts);
+  }
+}
+
+// The README's join: FFV1 parts concatenated by stream copy, the input's audio muxed once.
+TEST_F(Interpolate, SegmentsJoinByStreamCopy) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=1 -f lavfi -i sine=d=1 -c:v ffv1 -c:a flac " +
+            path("in.mkv"));
+  const std::string args = "-i " + path("in.mkv") + " --factor 2 --codec ffv1";
+  ASSERT_EQ(interpolate(args + " -o " + path("whole.mkv")).exit_code, 0);
+  std::string list;
+  for (int k = 0; k < 3; ++k) {
+    const std::string part = path("part" + std::to_string(k) + ".mkv");
+    const RunResult r = interpolate(args + " --segment " + std::to_string(k) + "/3 -o " + part);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_FALSE(probe(part).find(AVMEDIA_TYPE_AUDIO));  // video only
+    list += "file '" + part + "'\n" + (k < 2 ? "duration 0.333333333\n" : "");  // 16 of 48 fps
+  }
+  std::ofstream(path("parts.txt")) << list;
+  const Rational start = probe(path("in.mkv")).find(AVMEDIA_TYPE_VIDEO)->first();
+  make_clip("-f concat -safe 0 -i " + path("parts.txt") + " -i " + path("in.mkv") +
+            " -map 0:v -map 1:a -c copy -output_ts_offset " + std::to_string(start.to_double()) + " " +
+            path("joined.mkv"));
+  const auto whole = decode_video(path("whole.mkv")), joined = decode_video(path("joined.mkv"));
+  ASSERT_EQ(joined.size(), whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(joined[i].time, whole[i].time) << i;
+    EXPECT_TRUE(joined[i].luma == whole[i].luma) << i;
+  }
+  EXPECT_EQ(probe(path("joined.mkv")).find(AVMEDIA_TYPE_AUDIO)->pts,
+            probe(path("whole.mkv")).find(AVMEDIA_TYPE_AUDIO)->pts);
+}
+
+TEST_F(Interpolate, BadSegmentsAreOneLine) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.5 " + path("in.y4m"));
+  const std::string io = "-i " + path("in.y4m") + " -o " + path("out.y4m") + " --factor 2";
+  for (const std::string segment : {"3/3", "4/3", "0/0", "-1/3", "1", "x/3"}) {
+    const RunResult r = interpolate(io + " --segment " + segment);
+    EXPECT_EQ(r.exit_code, 2) << segment;
+    EXPECT_NE(r.err.find("--segment must be K/N"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  const RunResult many = interpolate(io + " --segment 0/25");  // 24 output frames
+  EXPECT_EQ(many.exit_code, 2);
+  EXPECT_NE(many.err.find("cannot cut 24 output frames into 25 segments"), std::string::npos) << many.err;
+  EXPECT_EQ(std::count(many.err.begin(), many.err.end(), '\n'), 1) << many.err;
+  EXPECT_FALSE(leftovers());
 }
 
 TEST_F(Interpolate, FadesAndFlashesAreNotCuts) {
