@@ -115,6 +115,27 @@ TEST_F(PairCli, DifferentSizesAndBadModelsFail) {
   EXPECT_FALSE(std::filesystem::exists(dir / "mid.png"));
 }
 
+// SIGTERM while the model loads, sent as soon as the job has the file open. Before the fix the
+// job read all of it and then reported the model's error (exit 1); now it stops within a 4 MiB
+// chunk, with exit 130, one line, and nothing left under or beside the output's name.
+TEST_F(PairCli, TerminateWhileTheModelLoadsLeavesNothing) {
+  TempDir models;
+  testing::write_large_non_model(models / "large.safetensors");
+  const std::string job = std::string(FRAMECAST_BINARY) + " " +
+                          pair("--model " + (models / "large.safetensors").string() + " -o " +
+                               (dir / "mid.png").string()) + " 2>" + (models / "stderr").string();
+  const int status =
+      std::system(testing::signal_when_open(job, "large.safetensors", "TERM", models / "took-ms").c_str());
+  std::ifstream err(models / "stderr");
+  const std::string message((std::istreambuf_iterator<char>(err)), {});
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 130) << message;
+  EXPECT_EQ(message, "framecast: error: interrupted\n");
+  const int took_ms = testing::read_int(models / "took-ms");
+  EXPECT_GE(took_ms, 0);
+  EXPECT_LT(took_ms, 1000);
+  EXPECT_EQ(dir.files(), (std::vector<std::string>{"a.png", "b.png"}));
+}
+
 TEST(InfoCli, ListsBackends) {
   TempDir dir;
   const Result r = run(dir, "info");
