@@ -1,14 +1,18 @@
 #include "io/image.hpp"
 
 #include <jpeglib.h>
+#include <fcntl.h>
 #include <png.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <csetjmp>
 #include <cstdio>
 #include <memory>
 #include <new>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "framecast/error.hpp"
@@ -31,12 +35,34 @@ File open(const std::filesystem::path& path, const char* mode) {
   return f;
 }
 
-// The size of a regular file, or nothing for a pipe or another file whose size is not known
-// before it is read.
-std::optional<std::uint64_t> regular_file_size(std::FILE* file) {
-  struct stat st;
-  if (fstat(fileno(file), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  return std::uint64_t(st.st_size);
+// Closes a descriptor unless released (to a FILE).
+struct Descriptor {
+  int fd;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+
+// The whole of a pipe, FIFO or device, read as it comes (the descriptor is non-blocking).
+// `cancelled` is polled at least every 100 ms, so a writer that stays silent, or has not yet
+// opened a FIFO, does not hold up Ctrl-C.
+std::string read_stream(const std::filesystem::path& path, int fd, const std::function<bool()>& cancelled) {
+  std::string data;
+  char buffer[1 << 16];
+  for (;;) {
+    if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+    pollfd ready{fd, POLLIN, 0};
+    if (::poll(&ready, 1, 100) <= 0) continue;  // nothing yet, or a signal
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) return data;
+    if (n > 0) {
+      data.append(buffer, std::size_t(n));
+    } else if (errno != EAGAIN && errno != EINTR) {
+      const std::string why = std::error_code(errno, std::generic_category()).message();
+      throw Error(ErrorKind::io, path.string() + ": cannot read (" + why + ")");
+    }
+  }
 }
 
 // The frame an image's header asks for, checked before anything is allocated for it: within
@@ -80,7 +106,7 @@ struct PngReadState {
 // the image is allocated.
 constexpr std::uint64_t max_deflate_ratio = 1032;
 
-Frame read_png(const std::filesystem::path& path, std::FILE* file) {
+Frame read_png(const std::filesystem::path& path, std::FILE* file, std::uint64_t file_size) {
   PngReadState state;
   state.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &state.errors, png_error_handler,
                                      png_warning_handler);
@@ -93,9 +119,8 @@ Frame read_png(const std::filesystem::path& path, std::FILE* file) {
   png_init_io(png, file);
   png_read_info(png, info);
   const std::uint64_t width = png_get_image_width(png, info), height = png_get_image_height(png, info);
-  const std::optional<std::uint64_t> file_size = regular_file_size(file);
-  if (file_size && height * (std::uint64_t(png_get_rowbytes(png, info)) + 1) > max_deflate_ratio * *file_size)
-    throw Error(ErrorKind::io, path.string() + ": truncated PNG (" + std::to_string(*file_size) +
+  if (height * (std::uint64_t(png_get_rowbytes(png, info)) + 1) > max_deflate_ratio * file_size)
+    throw Error(ErrorKind::io, path.string() + ": truncated PNG (" + std::to_string(file_size) +
                                    " bytes cannot hold its " + std::to_string(width) + "x" +
                                    std::to_string(height) + " image)");
   const int bit_depth = png_get_bit_depth(png, info);
@@ -149,7 +174,7 @@ struct JpegReadState {
 // pixels at best); only progressive or arithmetic-coded bombs get past 4096 pixels a byte.
 constexpr std::uint64_t max_jpeg_pixels_per_byte = 4096;
 
-Frame read_jpeg(const std::filesystem::path& path, std::FILE* file) {
+Frame read_jpeg(const std::filesystem::path& path, std::FILE* file, std::uint64_t file_size) {
   JpegReadState state;
   jpeg_decompress_struct& cinfo = state.cinfo;
   JpegErrors& errors = state.errors;
@@ -162,9 +187,8 @@ Frame read_jpeg(const std::filesystem::path& path, std::FILE* file) {
   jpeg_stdio_src(&cinfo, file);
   jpeg_read_header(&cinfo, TRUE);
   const std::uint64_t width = cinfo.image_width, height = cinfo.image_height;
-  const std::optional<std::uint64_t> file_size = regular_file_size(file);
-  if (file_size && width * height > max_jpeg_pixels_per_byte * *file_size)
-    throw Error(ErrorKind::io, path.string() + ": truncated JPEG (" + std::to_string(*file_size) +
+  if (width * height > max_jpeg_pixels_per_byte * file_size)
+    throw Error(ErrorKind::io, path.string() + ": truncated JPEG (" + std::to_string(file_size) +
                                    " bytes cannot hold its " + std::to_string(width) + "x" +
                                    std::to_string(height) + " image)");
   cinfo.out_color_space = JCS_RGB;
@@ -181,15 +205,28 @@ Frame read_jpeg(const std::filesystem::path& path, std::FILE* file) {
 
 }  // namespace
 
-Frame read_image(const std::filesystem::path& path) {
-  File file = open(path, "rb");
+Frame read_image(const std::filesystem::path& path, const std::function<bool()>& cancelled) {
+  // Non-blocking, so that neither opening a FIFO nor waiting on a pipe blocks the signal.
+  Descriptor fd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  struct stat st;
+  if (fd.fd < 0 || ::fstat(fd.fd, &st) != 0) {
+    const std::string why = std::error_code(errno, std::generic_category()).message();
+    throw Error(ErrorKind::io, path.string() + ": cannot open (" + why + ")");
+  }
+  if (S_ISDIR(st.st_mode)) throw Error(ErrorKind::io, path.string() + ": is a folder, not an image");
+  // A pipe (`pair <(producer) ...`) is read whole first: the decoders want to seek back.
+  std::string stream;
+  if (!S_ISREG(st.st_mode)) stream = read_stream(path, fd.fd, cancelled);
+  const std::uint64_t size = S_ISREG(st.st_mode) ? std::uint64_t(st.st_size) : stream.size();
+  if (size == 0) throw Error(ErrorKind::io, path.string() + ": empty file");
+  File file(S_ISREG(st.st_mode) ? ::fdopen(fd.release(), "rb") : ::fmemopen(stream.data(), stream.size(), "rb"));
+  if (!file) throw Error(ErrorKind::out_of_memory, path.string() + ": cannot open (out of memory)");
   unsigned char magic[8] = {};
   const std::size_t got = std::fread(magic, 1, sizeof magic, file.get());
   std::rewind(file.get());
-  if (got >= 8 && png_sig_cmp(magic, 0, 8) == 0) return read_png(path, file.get());
+  if (got >= 8 && png_sig_cmp(magic, 0, 8) == 0) return read_png(path, file.get(), size);
   if (got >= 3 && magic[0] == 0xff && magic[1] == 0xd8 && magic[2] == 0xff)
-    return read_jpeg(path, file.get());
-  if (got == 0) throw Error(ErrorKind::io, path.string() + ": empty file");
+    return read_jpeg(path, file.get(), size);
   throw Error(ErrorKind::unsupported, path.string() + ": not a PNG or JPEG image");
 }
 

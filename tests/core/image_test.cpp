@@ -2,11 +2,13 @@
 #include <gtest/gtest.h>
 #include <jpeglib.h>
 #include <png.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/test_support.hpp"
@@ -149,6 +151,32 @@ TEST(Image, SizesBeyondTheFrameLimitAreUnsupported) {
   expect_error(dir / "wide.png", ErrorKind::unsupported, "wide.png: image size 40000x2 is outside");
   write_grey_png(dir / "fits.png", 32768, 2, false);
   EXPECT_EQ(read_image(dir / "fits.png").width(), 32768);
+}
+
+// A FIFO (as `pair <(producer) ...` gives) is read whole, PNG and JPEG alike; while its writer
+// has not come, or stays silent, `cancelled` is polled and ends the wait.
+TEST(Image, FifosAreReadAndTheirWaitCanBeCancelled) {
+  TempDir dir;
+  write_png(dir / "a.png", test_pattern(33, 17, 0.0f));
+  write_jpeg(dir / "a.jpg", test_pattern(40, 24, 0.0f));
+  for (const char* name : {"a.png", "a.jpg"}) {
+    ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+    std::thread writer([&] { std::ofstream(dir / "fifo", std::ios::binary) << read_file(dir / name); });
+    const Frame f = read_image(dir / "fifo");
+    writer.join();
+    EXPECT_EQ(f.width(), read_image(dir / name).width()) << name;
+    std::filesystem::remove(dir / "fifo");
+  }
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+  int polls = 0;
+  try {
+    read_image(dir / "fifo", [&] { return ++polls == 3; });
+    FAIL() << "a FIFO without a writer was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::cancelled) << e.what();
+  }
+  EXPECT_EQ(polls, 3);
+  expect_error(dir.path(), ErrorKind::io, "is a folder");
 }
 
 TEST(Image, UnwritableDestinationLeavesNothing) {
