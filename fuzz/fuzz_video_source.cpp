@@ -6,7 +6,6 @@
 // predecessor in time are dropped). Bad input must end in framecast::Error; the slots must
 // number the output frames 0, 1, 2, ... at strictly increasing timestamps, blends at t in
 // (0, 1).
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -19,6 +18,7 @@
 #include "framecast/error.hpp"
 #include "video/schedule.hpp"
 #include "video/source.hpp"
+#include "memory_file.hpp"
 
 namespace {
 
@@ -31,14 +31,8 @@ void check(bool ok) {
 
 // Puts the input in a memory file, also on stdin, read from its start; returns the file.
 int feed(const std::uint8_t* data, std::size_t size) {
-  static const int memory = memfd_create("fuzz-video", 0);
-  check(memory >= 0 && ftruncate(memory, 0) == 0);
-  for (std::size_t done = 0; done < size;) {
-    const ssize_t n = pwrite(memory, data + done, size - done, off_t(done));
-    check(n > 0);
-    done += std::size_t(n);
-  }
-  check(lseek(memory, 0, SEEK_SET) == 0 && dup2(memory, STDIN_FILENO) == STDIN_FILENO);
+  const int memory = fuzz::memory_file(data, size);
+  check(dup2(memory, STDIN_FILENO) == STDIN_FILENO);
   return memory;
 }
 

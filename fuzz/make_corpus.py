@@ -8,6 +8,7 @@ import pathlib
 import struct
 import subprocess
 import tempfile
+import zlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
@@ -116,6 +117,54 @@ def video_seeds():
             write("fuzz_video_source", name, out.read_bytes())
 
 
+def interlaced_png(width, height, rgb):
+    """An Adam7-interlaced 8-bit RGB PNG (ffmpeg writes none), filter 0 on every row."""
+    chunk = lambda kind, body: (struct.pack(">I", len(body)) + kind + body
+                                + struct.pack(">I", zlib.crc32(kind + body)))
+    passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+    raw = b""
+    for x0, y0, dx, dy in passes:
+        for y in range(y0, height, dy):
+            row = b"".join(rgb[3 * (y * width + x):3 * (y * width + x) + 3] for x in range(x0, width, dx))
+            raw += b"\0" + row if row else b""
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 1)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw))
+            + chunk(b"IEND", b""))
+
+
+def image_seeds():
+    """Small PNGs (8- and 16-bit, grey, grey + alpha, RGBA, palette, interlaced) and JPEGs
+    (4:2:0, 4:4:4, grey) from testsrc2 and a real frame, each also cut in half."""
+    real = ROOT.parent / "shared" / "data" / "val" / "davis" / "juggle" / "frame0.png"
+    testsrc = lambda size: "-f lavfi -i testsrc2=s=%s:d=1 -frames:v 1" % size
+    images = {"png-rgb24-16x16": (testsrc("16x16"), "-pix_fmt rgb24", "png"),
+              "png-rgb48-24x16": (testsrc("24x16"), "-pix_fmt rgb48be", "png"),
+              "png-gray-32x24": (testsrc("32x24"), "-pix_fmt gray", "png"),
+              "png-gray16-16x16": (testsrc("16x16"), "-pix_fmt gray16be", "png"),
+              "png-ya8-16x16": (testsrc("16x16"), "-pix_fmt ya8", "png"),
+              "png-rgba-20x12": (testsrc("20x12"), "-pix_fmt rgba", "png"),
+              "png-rgba64-16x16": (testsrc("16x16"), "-pix_fmt rgba64be", "png"),
+              "png-pal8-16x16": (testsrc("16x16"), "-pix_fmt pal8", "png"),
+              "png-paeth-16x16": (testsrc("16x16"), "-pix_fmt rgb24 -pred paeth", "png"),
+              "jpeg-420-32x24": (testsrc("32x24"), "-pix_fmt yuvj420p -q:v 5", "jpg"),
+              "jpeg-444-16x16": (testsrc("16x16"), "-pix_fmt yuvj444p -q:v 2", "jpg"),
+              "jpeg-gray-16x16": (testsrc("16x16"), "-pix_fmt gray -q:v 5", "jpg")}
+    if real.exists():
+        images["png-davis-64x48"] = ("-i %s -vf scale=64:48" % real, "-pix_fmt rgb24", "png")
+        images["jpeg-davis-64x48"] = ("-i %s -vf scale=64:48" % real, "-pix_fmt yuvj420p -q:v 4", "jpg")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (source, args, ext) in images.items():
+            out = pathlib.Path(tmp) / (name + "." + ext)
+            subprocess.run(["ffmpeg", "-v", "error", "-y"] + source.split() + args.split() + [str(out)],
+                           check=True)
+            data = out.read_bytes()
+            write("fuzz_image", name, data)
+            write("fuzz_image", name + "-truncated", data[:len(data) // 2])
+        rgb = subprocess.run(["ffmpeg", "-v", "error"] + testsrc("16x12").split()
+                             + ["-pix_fmt", "rgb24", "-f", "rawvideo", "-"], check=True, capture_output=True).stdout
+        write("fuzz_image", "png-interlaced-16x12", interlaced_png(16, 12, rgb))
+
+
 if __name__ == "__main__":
     safetensors_seeds()
     json_bin_seeds()
@@ -123,3 +172,4 @@ if __name__ == "__main__":
     tune_cache_seeds()
     cli_seeds()
     video_seeds()
+    image_seeds()

@@ -17,6 +17,7 @@ for corpus in "$here"/corpus/*/; do
     fuzz_safetensors | fuzz_json_bin | fuzz_model_validation) dict=(-dict="$here/safetensors.dict") ;;
     fuzz_tune_cache) dict=(-dict="$here/tune_cache.dict") ;;
     fuzz_video_source) dict=(-dict="$here/video_source.dict") ;;
+    fuzz_image) dict=(-dict="$here/image.dict") ;;
   esac
   echo "== $target: replay $(find "$corpus" -type f | wc -l) seeds, then fuzz ${seconds}s"
   # A crash writes its input to the scratch folder; the log names it and CI shows the log.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -52,7 +53,9 @@ class Model {
  public:
   // Reads NAME.json + NAME.bin (the .json path is given) or NAME.safetensors, and validates
   // every tensor before any compute. Throws Error(model or io) naming the file and tensor.
-  static Model load(const std::filesystem::path& path);
+  // `cancelled`, polled between chunks of the file and before parsing and validation, gives up
+  // with Error(cancelled) when it returns true.
+  static Model load(const std::filesystem::path& path, const std::function<bool()>& cancelled = {});
   // Validates tensors from memory; `source` names them in error messages.
   static Model from_tensors(std::map<std::string, Tensor> tensors, std::string metadata_json,
                             std::string source);

@@ -24,8 +24,9 @@ void run_pair(const PairOptions& options) {
   std::vector<std::unique_ptr<io::AtomicFile>> outputs;
   for (const auto& name : names) outputs.push_back(std::make_unique<io::AtomicFile>(name));
 
-  Frame frame0 = io::read_image(options.frame0);
-  Frame frame1 = io::read_image(options.frame1);
+  const auto cancelled = [] { return interrupted.load(); };
+  Frame frame0 = io::read_image(options.frame0, cancelled);
+  Frame frame1 = io::read_image(options.frame1, cancelled);
   if (frame0.width() != frame1.width() || frame0.height() != frame1.height())
     throw Error(ErrorKind::invalid_argument,
                 "the frames differ in size: " + options.frame0 + " is " +

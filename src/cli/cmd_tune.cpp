@@ -30,12 +30,19 @@ vulkan::TuneOutcome tune_and_report(const std::shared_ptr<const vulkan::Context>
                             vulkan::Storage storage, int show) {
   using namespace framecast::vulkan;
   int done = 0;
-  const auto outcome = tune_trunk_conv(context, problem.width, problem.plane_w, problem.plane_h,
-                                       storage, {}, [&](const TuneTiming&) {
-                                         throw_if_interrupted();
-                                         std::cerr << "." << std::flush;
-                                         ++done;
-                                       });
+  TuneOutcome outcome;
+  try {
+    outcome = tune_trunk_conv(
+        context, problem.width, problem.plane_w, problem.plane_h, storage, {},
+        [&](const TuneTiming&) {
+          std::cerr << "." << std::flush;
+          ++done;
+        },
+        [] { return interrupted.load(); });
+  } catch (...) {
+    if (done > 0) std::cerr << "\n";  // the error gets a line of its own
+    throw;
+  }
   std::cerr << "\n";
   std::cout << std::fixed << std::setprecision(4) << size << " " << storage_name(storage) << " C2="
             << problem.width << " (" << problem.plane_w << "x" << problem.plane_h

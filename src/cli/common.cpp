@@ -64,7 +64,7 @@ RuntimeOptions runtime_options(const EngineOptions& options) {
 }
 
 Model load_model(const std::string& name_or_path) {
-  return Model::load(resolve_model(name_or_path));
+  return Model::load(resolve_model(name_or_path), [] { return interrupted.load(); });
 }
 
 Engine make_engine(const EngineOptions& options) {

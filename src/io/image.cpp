@@ -1,11 +1,18 @@
 #include "io/image.hpp"
 
 #include <jpeglib.h>
+#include <fcntl.h>
 #include <png.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <csetjmp>
 #include <cstdio>
 #include <memory>
+#include <new>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "framecast/error.hpp"
@@ -28,6 +35,50 @@ File open(const std::filesystem::path& path, const char* mode) {
   return f;
 }
 
+// Closes a descriptor unless released (to a FILE).
+struct Descriptor {
+  int fd;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+
+// The whole of a pipe, FIFO or device, read as it comes (the descriptor is non-blocking).
+// `cancelled` is polled at least every 100 ms, so a writer that stays silent, or has not yet
+// opened a FIFO, does not hold up Ctrl-C.
+std::string read_stream(const std::filesystem::path& path, int fd, const std::function<bool()>& cancelled) {
+  std::string data;
+  char buffer[1 << 16];
+  for (;;) {
+    if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+    pollfd ready{fd, POLLIN, 0};
+    if (::poll(&ready, 1, 100) <= 0) continue;  // nothing yet, or a signal
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) return data;
+    if (n > 0) {
+      data.append(buffer, std::size_t(n));
+    } else if (errno != EAGAIN && errno != EINTR) {
+      const std::string why = std::error_code(errno, std::generic_category()).message();
+      throw Error(ErrorKind::io, path.string() + ": cannot read (" + why + ")");
+    }
+  }
+}
+
+// The frame an image's header asks for, checked before anything is allocated for it: within
+// Frame's limits, and memory that runs out is an Error like any other.
+Frame allocate(const std::filesystem::path& path, std::uint64_t width, std::uint64_t height,
+               SampleDepth depth) {
+  const std::string size = std::to_string(width) + "x" + std::to_string(height);
+  if (width == 0 || height == 0 || width > 32768 || height > 32768)
+    throw Error(ErrorKind::unsupported, path.string() + ": image size " + size + " is outside 1x1 to 32768x32768");
+  try {
+    return Frame(int(width), int(height), depth);
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorKind::out_of_memory, path.string() + ": not enough memory for a " + size + " image");
+  }
+}
+
 // libpng reports errors through longjmp; the message is kept for the exception.
 struct PngErrors {
   std::string message;
@@ -39,20 +90,39 @@ void png_error_handler(png_structp png, png_const_charp msg) {
 }
 void png_warning_handler(png_structp, png_const_charp) {}
 
-Frame read_png(const std::filesystem::path& path, std::FILE* file) {
+// libpng's read state, destroyed however read_png ends. What changes after setjmp lives here,
+// in memory that libpng can reach, so a longjmp leaves none of it stale in a register.
+struct PngReadState {
   PngErrors errors;
-  png_structp png =
-      png_create_read_struct(PNG_LIBPNG_VER_STRING, &errors, png_error_handler, png_warning_handler);
-  png_infop info = png ? png_create_info_struct(png) : nullptr;
-  if (!info) throw Error(ErrorKind::out_of_memory, "libpng could not start");
+  png_structp png = nullptr;
+  png_infop info = nullptr;
   Frame frame;
   std::vector<png_bytep> rows;
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    throw Error(ErrorKind::io, path.string() + ": corrupt or truncated PNG (" + errors.message + ")");
-  }
+  ~PngReadState() { png_destroy_read_struct(&png, &info, nullptr); }
+};
+
+// Deflate codes at most 258 bytes in 2 bits (1032:1), so the header's image needs at least its
+// filtered size / 1032 bytes of IDAT: a short file that claims a huge image is caught before
+// the image is allocated.
+constexpr std::uint64_t max_deflate_ratio = 1032;
+
+Frame read_png(const std::filesystem::path& path, std::FILE* file, std::uint64_t file_size) {
+  PngReadState state;
+  state.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &state.errors, png_error_handler,
+                                     png_warning_handler);
+  state.info = state.png ? png_create_info_struct(state.png) : nullptr;
+  if (!state.info) throw Error(ErrorKind::out_of_memory, "libpng could not start");
+  png_structp png = state.png;
+  png_infop info = state.info;
+  if (setjmp(png_jmpbuf(png)))
+    throw Error(ErrorKind::io, path.string() + ": corrupt or truncated PNG (" + state.errors.message + ")");
   png_init_io(png, file);
   png_read_info(png, info);
+  const std::uint64_t width = png_get_image_width(png, info), height = png_get_image_height(png, info);
+  if (height * (std::uint64_t(png_get_rowbytes(png, info)) + 1) > max_deflate_ratio * file_size)
+    throw Error(ErrorKind::io, path.string() + ": truncated PNG (" + std::to_string(file_size) +
+                                   " bytes cannot hold its " + std::to_string(width) + "x" +
+                                   std::to_string(height) + " image)");
   const int bit_depth = png_get_bit_depth(png, info);
   const int color = png_get_color_type(png, info);
   png_set_expand(png);  // palette and low-depth grey to 8 bits, tRNS to alpha
@@ -60,20 +130,17 @@ Frame read_png(const std::filesystem::path& path, std::FILE* file) {
   png_set_strip_alpha(png);
   if (bit_depth == 16) png_set_swap(png);  // PNG stores big-endian samples
   png_read_update_info(png, info);
-  const int width = int(png_get_image_width(png, info)), height = int(png_get_image_height(png, info));
-  frame = Frame(width, height, bit_depth == 16 ? SampleDepth::u16 : SampleDepth::u8);
+  Frame& frame = state.frame;
+  frame = allocate(path, width, height, bit_depth == 16 ? SampleDepth::u16 : SampleDepth::u8);
   const std::size_t row_bytes = std::size_t(width) * 3 * (bit_depth == 16 ? 2 : 1);
-  if (png_get_rowbytes(png, info) != row_bytes) {
-    png_destroy_read_struct(&png, &info, nullptr);
+  if (png_get_rowbytes(png, info) != row_bytes)
     throw Error(ErrorKind::unsupported, path.string() + ": unsupported PNG layout");
-  }
   auto* base = bit_depth == 16 ? reinterpret_cast<png_bytep>(frame.rgb16().data()) : frame.rgb8().data();
-  rows.resize(height);
-  for (int y = 0; y < height; ++y) rows[y] = base + row_bytes * y;
-  png_read_image(png, rows.data());
+  state.rows.resize(height);
+  for (std::size_t y = 0; y < height; ++y) state.rows[y] = base + row_bytes * y;
+  png_read_image(png, state.rows.data());
   png_read_end(png, nullptr);
-  png_destroy_read_struct(&png, &info, nullptr);
-  return frame;
+  return std::move(frame);
 }
 
 struct JpegErrors {
@@ -88,46 +155,78 @@ void jpeg_error_exit(j_common_ptr cinfo) {
   std::longjmp(errors->jump, 1);
 }
 
-Frame read_jpeg(const std::filesystem::path& path, std::FILE* file) {
-  jpeg_decompress_struct cinfo;
+// A warning (level -1: corrupt data, or a JPEG cut short, which libjpeg would decode to grey
+// rows) is the error it is, at once; trace messages (level >= 0) are ignored.
+void jpeg_emit_message(j_common_ptr cinfo, int level) {
+  if (level < 0) jpeg_error_exit(cinfo);
+}
+
+// libjpeg's state, destroyed however read_jpeg ends (a no-op before jpeg_create_decompress);
+// the frame lives here too, in memory that libjpeg can reach, as in PngReadState.
+struct JpegReadState {
+  jpeg_decompress_struct cinfo{};
   JpegErrors errors;
+  Frame frame;
+  ~JpegReadState() { jpeg_destroy_decompress(&cinfo); }
+};
+
+// Huffman-coded JPEGs spend at least 2 bits on each 8x8 block of every channel (1 byte per 256
+// pixels at best); only progressive or arithmetic-coded bombs get past 4096 pixels a byte.
+constexpr std::uint64_t max_jpeg_pixels_per_byte = 4096;
+
+Frame read_jpeg(const std::filesystem::path& path, std::FILE* file, std::uint64_t file_size) {
+  JpegReadState state;
+  jpeg_decompress_struct& cinfo = state.cinfo;
+  JpegErrors& errors = state.errors;
   cinfo.err = jpeg_std_error(&errors.manager);
   errors.manager.error_exit = jpeg_error_exit;
-  errors.manager.output_message = [](j_common_ptr) {};
-  Frame frame;
-  if (setjmp(errors.jump)) {
-    jpeg_destroy_decompress(&cinfo);
+  errors.manager.emit_message = jpeg_emit_message;
+  if (setjmp(errors.jump))
     throw Error(ErrorKind::io, path.string() + ": corrupt or truncated JPEG (" + errors.message + ")");
-  }
   jpeg_create_decompress(&cinfo);
   jpeg_stdio_src(&cinfo, file);
   jpeg_read_header(&cinfo, TRUE);
+  const std::uint64_t width = cinfo.image_width, height = cinfo.image_height;
+  if (width * height > max_jpeg_pixels_per_byte * file_size)
+    throw Error(ErrorKind::io, path.string() + ": truncated JPEG (" + std::to_string(file_size) +
+                                   " bytes cannot hold its " + std::to_string(width) + "x" +
+                                   std::to_string(height) + " image)");
   cinfo.out_color_space = JCS_RGB;
   jpeg_start_decompress(&cinfo);
-  frame = Frame(int(cinfo.output_width), int(cinfo.output_height), SampleDepth::u8);
+  Frame& frame = state.frame;
+  frame = allocate(path, cinfo.output_width, cinfo.output_height, SampleDepth::u8);
   while (cinfo.output_scanline < cinfo.output_height) {
     JSAMPROW row = frame.rgb8().data() + std::size_t(cinfo.output_scanline) * cinfo.output_width * 3;
     jpeg_read_scanlines(&cinfo, &row, 1);
   }
-  // A JPEG cut short decodes to grey rows with only a warning; treat it as the error it is.
-  const bool truncated = errors.manager.num_warnings > 0;
   jpeg_finish_decompress(&cinfo);
-  jpeg_destroy_decompress(&cinfo);
-  if (truncated) throw Error(ErrorKind::io, path.string() + ": truncated or damaged JPEG");
-  return frame;
+  return std::move(frame);
 }
 
 }  // namespace
 
-Frame read_image(const std::filesystem::path& path) {
-  File file = open(path, "rb");
+Frame read_image(const std::filesystem::path& path, const std::function<bool()>& cancelled) {
+  // Non-blocking, so that neither opening a FIFO nor waiting on a pipe blocks the signal.
+  Descriptor fd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  struct stat st;
+  if (fd.fd < 0 || ::fstat(fd.fd, &st) != 0) {
+    const std::string why = std::error_code(errno, std::generic_category()).message();
+    throw Error(ErrorKind::io, path.string() + ": cannot open (" + why + ")");
+  }
+  if (S_ISDIR(st.st_mode)) throw Error(ErrorKind::io, path.string() + ": is a folder, not an image");
+  // A pipe (`pair <(producer) ...`) is read whole first: the decoders want to seek back.
+  std::string stream;
+  if (!S_ISREG(st.st_mode)) stream = read_stream(path, fd.fd, cancelled);
+  const std::uint64_t size = S_ISREG(st.st_mode) ? std::uint64_t(st.st_size) : stream.size();
+  if (size == 0) throw Error(ErrorKind::io, path.string() + ": empty file");
+  File file(S_ISREG(st.st_mode) ? ::fdopen(fd.release(), "rb") : ::fmemopen(stream.data(), stream.size(), "rb"));
+  if (!file) throw Error(ErrorKind::out_of_memory, path.string() + ": cannot open (out of memory)");
   unsigned char magic[8] = {};
   const std::size_t got = std::fread(magic, 1, sizeof magic, file.get());
   std::rewind(file.get());
-  if (got >= 8 && png_sig_cmp(magic, 0, 8) == 0) return read_png(path, file.get());
+  if (got >= 8 && png_sig_cmp(magic, 0, 8) == 0) return read_png(path, file.get(), size);
   if (got >= 3 && magic[0] == 0xff && magic[1] == 0xd8 && magic[2] == 0xff)
-    return read_jpeg(path, file.get());
-  if (got == 0) throw Error(ErrorKind::io, path.string() + ": empty file");
+    return read_jpeg(path, file.get(), size);
   throw Error(ErrorKind::unsupported, path.string() + ": not a PNG or JPEG image");
 }
 

@@ -192,20 +192,21 @@ Model Model::from_tensors(std::map<std::string, Tensor> tensors, std::string met
   return m;
 }
 
-Model Model::load(const std::filesystem::path& path) {
+Model Model::load(const std::filesystem::path& path, const std::function<bool()>& cancelled) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw Error(ErrorKind::io, path.string() + ": model file not found");
   const auto ext = path.extension().string();
   model_files::RawModel raw;
   if (ext == ".safetensors") {
-    raw = model_files::read_safetensors(path);
+    raw = model_files::read_safetensors(path, cancelled);
   } else if (ext == ".json") {
-    raw = model_files::read_json_bin(path);
+    raw = model_files::read_json_bin(path, cancelled);
   } else {
     throw Error(ErrorKind::model,
                 path.string() + ": unknown model format (expected .json with .bin, or .safetensors)");
   }
+  if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
   return from_tensors(std::move(raw.tensors), std::move(raw.metadata_json), path.string());
 }
 

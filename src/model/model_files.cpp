@@ -18,10 +18,23 @@ static_assert(std::endian::native == std::endian::little, "model files are littl
   throw Error(ErrorKind::model, file.string() + ": " + what);
 }
 
-std::string read_file(const std::filesystem::path& path) {
+// Reads the file in chunks, asking `cancelled` before each, so that a large model on a slow
+// disk does not hold up Ctrl-C.
+std::string read_file(const std::filesystem::path& path, const Cancelled& cancelled) {
+  constexpr std::size_t chunk = std::size_t(4) << 20;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::io, path.string() + ": cannot open model file");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::error_code ec;
+  const std::uintmax_t expected = std::filesystem::file_size(path, ec);
+  std::string bytes;
+  if (!ec) bytes.reserve(std::size_t(expected));
+  do {
+    if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+    const std::size_t done = bytes.size();
+    bytes.resize(done + chunk);
+    in.read(bytes.data() + done, std::streamsize(chunk));
+    bytes.resize(done + std::size_t(in.gcount()));
+  } while (in);
   if (in.bad()) throw Error(ErrorKind::io, path.string() + ": read error");
   return bytes;
 }
@@ -59,11 +72,13 @@ std::size_t element_count(const std::filesystem::path& file, const std::string& 
 
 }  // namespace
 
-RawModel read_json_bin(const std::filesystem::path& json_path) {
-  const std::string manifest = read_file(json_path);
+RawModel read_json_bin(const std::filesystem::path& json_path, const Cancelled& cancelled) {
+  const std::string manifest = read_file(json_path, cancelled);
   auto bin_path = json_path;
   bin_path.replace_extension(".bin");
-  return parse_json_bin(manifest, read_file(bin_path), json_path, bin_path);
+  const std::string bin = read_file(bin_path, cancelled);
+  if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+  return parse_json_bin(manifest, bin, json_path, bin_path);
 }
 
 RawModel parse_json_bin(std::string_view manifest_text, std::string_view bin,
@@ -98,8 +113,10 @@ RawModel parse_json_bin(std::string_view manifest_text, std::string_view bin,
   return raw;
 }
 
-RawModel read_safetensors(const std::filesystem::path& path) {
-  return parse_safetensors(read_file(path), path);
+RawModel read_safetensors(const std::filesystem::path& path, const Cancelled& cancelled) {
+  const std::string bytes = read_file(path, cancelled);
+  if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+  return parse_safetensors(bytes, path);
 }
 
 RawModel parse_safetensors(std::string_view bytes, const std::filesystem::path& path) {

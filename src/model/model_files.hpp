@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -15,10 +16,13 @@ struct RawModel {
   std::string metadata_json = "{}";
 };
 
+// Polled while a model is read; true gives up with Error(cancelled).
+using Cancelled = std::function<bool()>;
+
 // NAME.json (tensor name -> {"shape", "offset" in f32 elements}) beside NAME.bin (LE f32).
-RawModel read_json_bin(const std::filesystem::path& json_path);
+RawModel read_json_bin(const std::filesystem::path& json_path, const Cancelled& cancelled = {});
 // The safetensors format with F32, F16 or BF16 tensors.
-RawModel read_safetensors(const std::filesystem::path& path);
+RawModel read_safetensors(const std::filesystem::path& path, const Cancelled& cancelled = {});
 
 // The same from bytes in memory (the readers above, and the fuzz targets); the paths only
 // name the files in error messages.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include "framecast/error.hpp"
 
@@ -14,9 +15,24 @@ Scheduler::Scheduler(Rational rate, Rational start, Rational tolerance)
 
 Rational Scheduler::time_of(std::int64_t index) const { return start_ + Rational(index) / rate_; }
 
+namespace {
+
+// Refuses a gap between source frames (or after the last one) that would take more than
+// max_slots_per_gap output frames to fill: such timestamps are damaged, and filling them would
+// take memory (the slots) and time without bound.
+void check_gap(Rational from, Rational to, Rational rate) {
+  if ((to - from) * rate <= Rational(max_slots_per_gap)) return;
+  throw Error(ErrorKind::io, "the timestamps jump by " + std::to_string((to - from).to_double()) +
+                                 " s between two frames, more than " + std::to_string(max_slots_per_gap) +
+                                 " output frames to fill: the input's timestamps are damaged");
+}
+
+}  // namespace
+
 std::vector<Slot> Scheduler::add(Rational time, bool cut) {
   if (started_ && time <= last_)
     throw Error(ErrorKind::internal, "scheduler: source timestamps must increase");
+  check_gap(time_of(next_index_), time, rate_);
   std::vector<Slot> slots;
   for (;; ++next_index_) {
     const Rational at = time_of(next_index_);
@@ -38,6 +54,7 @@ std::vector<Slot> Scheduler::add(Rational time, bool cut) {
 std::vector<Slot> Scheduler::finish(Rational end) {
   std::vector<Slot> slots;
   if (!started_) return slots;
+  check_gap(time_of(next_index_), end, rate_);
   const std::int64_t total = end > start_ ? output_frame_count(end - start_, rate_) : 1;
   for (; next_index_ < total; ++next_index_) slots.push_back({next_index_, Slot::Use::previous, 0.0f});
   return slots;

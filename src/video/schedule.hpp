@@ -18,6 +18,10 @@ struct Slot {
   float t = 0.0f;  // for blend: position in (0, 1) between previous and next
 };
 
+// The most output frames one gap between source frames may ask for (4.9 hours at 60 fps);
+// a larger one is taken for damaged timestamps (Error(io)), not filled.
+inline constexpr std::int64_t max_slots_per_gap = std::int64_t(1) << 20;
+
 class Scheduler {
  public:
   // `start`: the time of output frame 0 (the source's start), in seconds. Source timestamps
@@ -25,7 +29,7 @@ class Scheduler {
   Scheduler(Rational rate, Rational start, Rational tolerance);
 
   // The slots made possible by a new source frame at `time` (strictly after the previous
-  // one's: the caller drops others). `cut`: a scene cut lies between the previous frame and
+  // one's: the caller drops others); Error(io) past max_slots_per_gap. `cut`: a scene cut lies between the previous frame and
   // this one, so nothing is blended across it and the previous frame is repeated.
   std::vector<Slot> add(Rational time, bool cut);
   // The slots after the last source frame, up to the source's `end` (last timestamp plus

@@ -1,7 +1,12 @@
 // `framecast pair` as a user runs it: outputs, and every error case with one line on stderr,
 // a non-zero exit and no file left behind.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/wait.h>
+
+#include <chrono>
 
 #include "core/test_support.hpp"
 #include "io/image.hpp"
@@ -113,6 +118,50 @@ TEST_F(PairCli, DifferentSizesAndBadModelsFail) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("bad.json"), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "mid.png"));
+}
+
+// SIGTERM while the model loads, sent as soon as the job has the file open. Before the fix the
+// job read all of it and then reported the model's error (exit 1); now it stops within a 4 MiB
+// chunk, with exit 130, one line, and nothing left under or beside the output's name.
+TEST_F(PairCli, TerminateWhileTheModelLoadsLeavesNothing) {
+  TempDir models;
+  testing::write_large_non_model(models / "large.safetensors");
+  const std::string job = std::string(FRAMECAST_BINARY) + " " +
+                          pair("--model " + (models / "large.safetensors").string() + " -o " +
+                               (dir / "mid.png").string()) + " 2>" + (models / "stderr").string();
+  const int status =
+      std::system(testing::signal_when_open(job, "large.safetensors", "TERM", models / "took-ms").c_str());
+  std::ifstream err(models / "stderr");
+  const std::string message((std::istreambuf_iterator<char>(err)), {});
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 130) << message;
+  EXPECT_EQ(message, "framecast: error: interrupted\n");
+  const int took_ms = testing::read_int(models / "took-ms");
+  EXPECT_GE(took_ms, 0);
+  EXPECT_LT(took_ms, 1000);
+  EXPECT_EQ(dir.files(), (std::vector<std::string>{"a.png", "b.png"}));
+}
+
+// SIGTERM while `pair` waits for a frame from a FIFO whose writer stays silent for 4 s. Before
+// the fix it waited for the writer to close, then said "empty file" (exit 1).
+TEST_F(PairCli, TerminateWhileWaitingForAFrameOnAFifo) {
+  TempDir fifos;
+  const auto fifo = fifos / "frame0.png";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string job = std::string(FRAMECAST_BINARY) + " pair " + fifo.string() + " " +
+                          (dir / "b.png").string() + " --backend cpu --model " + model + " -o " +
+                          (dir / "mid.png").string() + " 2>" + (fifos / "stderr").string();
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(("sleep 4 > " + fifo.string() + " 2>/dev/null & " + job +
+                                  " & pid=$!; sleep 1; kill -TERM $pid; wait $pid").c_str());
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // lets `sleep` go if it waits
+  if (reader >= 0) ::close(reader);
+  std::ifstream err(fifos / "stderr");
+  const std::string message((std::istreambuf_iterator<char>(err)), {});
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 130) << message;
+  EXPECT_EQ(message, "framecast: error: interrupted\n");
+  EXPECT_LT(took.count(), 3.0);
+  EXPECT_EQ(dir.files(), (std::vector<std::string>{"a.png", "b.png"}));
 }
 
 TEST(InfoCli, ListsBackends) {

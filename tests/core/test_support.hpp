@@ -87,4 +87,34 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// A .safetensors file of 256 MiB that is no model (one F32 tensor of zeros, sparse on disk):
+// reading it takes long enough to be interrupted (1.2 s on the shared 2-core machine), and once
+// read it is refused (a dimension above 2^24).
+inline void write_large_non_model(const std::filesystem::path& path) {
+  const std::size_t bytes = std::size_t(256) << 20;
+  const std::string header = "{\"x\":{\"dtype\":\"F32\",\"shape\":[" + std::to_string(bytes / 4) +
+                             "],\"data_offsets\":[0," + std::to_string(bytes) + "]}}";
+  std::string length(8, '\0');
+  for (std::size_t i = 0; i < 8; ++i) length[i] = char(header.size() >> (8 * i) & 0xff);
+  std::ofstream(path, std::ios::binary) << length << header;
+  std::filesystem::resize_file(path, 8 + header.size() + bytes);
+}
+
+// A shell line that starts `job` in the background, sends it `signal` (INT, TERM) as soon as it
+// has a file named `open_file` open (after at most 8 s of looking), waits for it, writes the
+// milliseconds from the signal to its end to `took_ms`, and exits with the job's status.
+inline std::string signal_when_open(const std::string& job, const std::string& open_file,
+                                    const std::string& signal, const std::filesystem::path& took_ms) {
+  return job + " & pid=$!; n=0; until ls -l /proc/$pid/fd 2>/dev/null | grep -q '" + open_file +
+         "' || [ $n -ge 4000 ]; do n=$((n+1)); sleep 0.002; done; t=$(date +%s%N); kill -" + signal +
+         " $pid; wait $pid; s=$?; echo $(( ($(date +%s%N) - t) / 1000000 )) > " + took_ms.string() + "; exit $s";
+}
+
+inline int read_int(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  int value = -1;
+  in >> value;
+  return value;
+}
+
 }  // namespace framecast::testing

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/test_support.hpp"
 #include "video/video_support.hpp"
 
 namespace framecast::test {
@@ -435,6 +436,22 @@ TEST_F(Interpolate, InterruptLeavesNothing) {
                                 " --factor 2 & pid=$!; sleep 1.5; kill -INT $pid; wait $pid");
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  EXPECT_FALSE(leftovers());
+}
+
+// SIGINT while the model loads (as TerminateWhileTheModelLoadsLeavesNothing for pair).
+TEST_F(Interpolate, InterruptWhileTheModelLoadsLeavesNothing) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.5 " + path("in.y4m"));
+  testing::write_large_non_model(path("in-large.safetensors"));
+  const std::string job = std::string(FRAMECAST_BINARY) + " interpolate --progress none --backend cpu --model " +
+                          path("in-large.safetensors") + " -i " + path("in.y4m") + " -o " + path("out.mp4") +
+                          " --factor 2";
+  const RunResult r = run_shell(testing::signal_when_open(job, "in-large.safetensors", "INT", path("in-took-ms")));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_EQ(r.err, "framecast: error: interrupted\n");
+  const int took_ms = testing::read_int(path("in-took-ms"));
+  EXPECT_GE(took_ms, 0);
+  EXPECT_LT(took_ms, 1000);
   EXPECT_FALSE(leftovers());
 }
 

@@ -141,5 +141,25 @@ TEST(Schedule, OutputClockHoldsTheStartExactly) {
   EXPECT_EQ(make_output_clock(rate, Rational(23, 1000), true).time_base, Rational(1001, 48000));
 }
 
+// Found by fuzz_video_source (a 10 s timeout): a Matroska frame at 1,140,893.76 s after one at
+// 0, at 2000 output fps, made add() build 2.3 billion slots (36 GB) before any was rendered.
+// A gap of more than max_slots_per_gap output frames is now an error, after a frame or at the end.
+TEST(Scheduler, TimestampJumpsBeyondTheGapLimitAreDamage) {
+  Scheduler s(Rational(60), Rational(0), Rational(0));
+  s.add(Rational(0), false);
+  const Rational limit = Rational(max_slots_per_gap) / Rational(60);
+  EXPECT_EQ(std::int64_t(s.add(limit, false).size()), max_slots_per_gap);
+  try {
+    s.add(limit + limit + Rational(1), false);
+    FAIL() << "a jump past the limit was filled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::io);
+    EXPECT_NE(std::string(e.what()).find("timestamps are damaged"), std::string::npos) << e.what();
+  }
+  Scheduler end(Rational(60), Rational(0), Rational(0));
+  end.add(Rational(0), false);
+  EXPECT_THROW(end.finish(Rational(1140893)), Error);
+}
+
 }  // namespace
 }  // namespace framecast::video

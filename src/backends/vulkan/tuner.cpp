@@ -72,7 +72,11 @@ std::vector<ConvChoice> conv_candidates(const DeviceCaps& caps, const ConvShape&
 
 TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, int plane_w,
                             int plane_h, Storage storage, std::vector<ConvChoice> candidates,
-                            const std::function<void(const TuneTiming&)>& progress) {
+                            const std::function<void(const TuneTiming&)>& progress,
+                            const std::function<bool()>& cancelled) {
+  const auto stop_if_cancelled = [&] {
+    if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+  };
   const DeviceCaps& caps = context->caps();
   if (!caps.timestamps)
     throw Error(ErrorKind::unsupported, caps.name + " has no timestamp queries; cannot tune");
@@ -167,6 +171,7 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
   std::vector<Prepared> prepared;
   std::vector<int> counts;
   for (const ConvChoice& choice : candidates) {
+    stop_if_cancelled();
     prepared.push_back(prepare(choice));
     TuneTiming timing;
     timing.choice = choice;
@@ -179,11 +184,14 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
   }
   // Warm the GPU up (about 200 ms of work), then time everything twice, forwards and
   // backwards, keeping each candidate's best: clock changes then hit all alike.
+  stop_if_cancelled();
   const double reference_ms = std::max(time_all({&reference_kernel}, {2}).front(), 1e-3);
   time_all({&reference_kernel}, {std::clamp(int(200.0 / reference_ms), 2, 2000)});
   std::vector<const Prepared*> order;
   for (const auto& p : prepared) order.push_back(&p);
+  stop_if_cancelled();
   const auto forwards = time_all(order, counts);
+  stop_if_cancelled();
   std::reverse(order.begin(), order.end());
   std::vector<int> reversed_counts(counts.rbegin(), counts.rend());
   const auto backwards = time_all(order, reversed_counts);

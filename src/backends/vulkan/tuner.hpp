@@ -39,11 +39,14 @@ std::vector<ConvChoice> conv_candidates(const DeviceCaps& caps, const ConvShape&
 
 // Times `candidates` (all of conv_candidates() when empty) for a trunk conv of `width`
 // channels on the plane of a padded frame (plane = padded size / 16), each on the same random
-// data, checked against the tiled kernel. `progress` sees each timing as it comes. Throws
-// Error(unsupported) without timestamps.
+// data, checked against the tiled kernel. `progress` sees each timing once all are timed.
+// `cancelled`, polled before each candidate is built and before each timed batch (all
+// candidates at once: about 5 ms each on a GPU, seconds in all on lavapipe), gives up with
+// Error(cancelled). Throws Error(unsupported) without timestamps.
 TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, int plane_w,
                             int plane_h, Storage storage, std::vector<ConvChoice> candidates = {},
-                            const std::function<void(const TuneTiming&)>& progress = {});
+                            const std::function<void(const TuneTiming&)>& progress = {},
+                            const std::function<bool()>& cancelled = {});
 
 // The runtime's choice when nothing is tuned.
 ConvChoice default_trunk_choice();
