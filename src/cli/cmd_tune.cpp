@@ -90,7 +90,7 @@ void run_tune(const TuneOptions& options) {
   if (!cache.warning().empty()) warn(cache.warning() + "; it will be rewritten");
   std::cout << "Tuning the trunk convs (" << 1 + shape.blocks.size() << " flow block"
             << (shape.blocks.empty() ? "" : "s") << ") on [" << caps.index << "] " << caps.name
-            << ", driver " << caps.driver << "\n";
+            << ", driver " << caps.driver << std::endl;  // flushed: tuning takes a while
   for (const auto& size : options.sizes) {
     const auto [w, h] = parse_size(size);
     for (const TrunkProblem& problem : trunk_problems(shape, w, h))
