@@ -79,7 +79,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool png = size >= 8 && data[0] == 0x89 && data[1] == 'P';
   const std::optional<Header> header = png ? png_header(data, size) : jpeg_header(data, size);
   check(header.has_value());
-  check(frame.width() > 0 && frame.height() > 0 && frame.width() <= 32768 && frame.height() <= 32768);
+  check(frame.width() > 0 && frame.height() > 0 && frame.width() <= Frame::max_side &&
+        frame.height() <= Frame::max_side);
   check(std::uint32_t(frame.width()) == header->width && std::uint32_t(frame.height()) == header->height);
   check(frame.depth() == (png && header->deep ? SampleDepth::u16 : SampleDepth::u8));
   const std::size_t samples = std::size_t(frame.width()) * std::size_t(frame.height()) * 3;

@@ -13,6 +13,8 @@ enum class SampleDepth { u8, u16 };
 
 class Frame {
  public:
+  static constexpr int max_side = 32768;  // widths and heights are 1 .. max_side
+
   Frame() = default;
   Frame(int width, int height, SampleDepth depth = SampleDepth::u8);
 

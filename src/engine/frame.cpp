@@ -6,7 +6,7 @@ namespace framecast {
 
 Frame::Frame(int width, int height, SampleDepth depth)
     : width_(width), height_(height), depth_(depth) {
-  if (width <= 0 || height <= 0 || width > 32768 || height > 32768)
+  if (width <= 0 || height <= 0 || width > max_side || height > max_side)
     throw Error(ErrorKind::invalid_argument,
                 "invalid frame size " + std::to_string(width) + "x" + std::to_string(height));
   if (depth == SampleDepth::u8) {

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/cancelled.hpp"
 #include "framecast/error.hpp"
 #include "io/atomic_file.hpp"
 
@@ -51,7 +52,7 @@ std::string read_stream(const std::filesystem::path& path, int fd, const std::fu
   std::string data;
   char buffer[1 << 16];
   for (;;) {
-    if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+    throw_if_cancelled(cancelled);
     pollfd ready{fd, POLLIN, 0};
     if (::poll(&ready, 1, 100) <= 0) continue;  // nothing yet, or a signal
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -70,8 +71,10 @@ std::string read_stream(const std::filesystem::path& path, int fd, const std::fu
 Frame allocate(const std::filesystem::path& path, std::uint64_t width, std::uint64_t height,
                SampleDepth depth) {
   const std::string size = std::to_string(width) + "x" + std::to_string(height);
-  if (width == 0 || height == 0 || width > 32768 || height > 32768)
-    throw Error(ErrorKind::unsupported, path.string() + ": image size " + size + " is outside 1x1 to 32768x32768");
+  const std::uint64_t max = Frame::max_side;
+  if (width == 0 || height == 0 || width > max || height > max)
+    throw Error(ErrorKind::unsupported, path.string() + ": image size " + size + " is outside 1x1 to " +
+                                            std::to_string(max) + "x" + std::to_string(max));
   try {
     return Frame(int(width), int(height), depth);
   } catch (const std::bad_alloc&) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "engine/cancelled.hpp"
 #include "framecast/error.hpp"
 #include "model/model_files.hpp"
 
@@ -206,7 +207,7 @@ Model Model::load(const std::filesystem::path& path, const std::function<bool()>
     throw Error(ErrorKind::model,
                 path.string() + ": unknown model format (expected .json with .bin, or .safetensors)");
   }
-  if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+  throw_if_cancelled(cancelled);
   return from_tensors(std::move(raw.tensors), std::move(raw.metadata_json), path.string());
 }
 

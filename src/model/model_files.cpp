@@ -29,7 +29,7 @@ std::string read_file(const std::filesystem::path& path, const Cancelled& cancel
   std::string bytes;
   if (!ec) bytes.reserve(std::size_t(expected));
   do {
-    if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+    throw_if_cancelled(cancelled);
     const std::size_t done = bytes.size();
     bytes.resize(done + chunk);
     in.read(bytes.data() + done, std::streamsize(chunk));
@@ -77,7 +77,7 @@ RawModel read_json_bin(const std::filesystem::path& json_path, const Cancelled& 
   auto bin_path = json_path;
   bin_path.replace_extension(".bin");
   const std::string bin = read_file(bin_path, cancelled);
-  if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+  throw_if_cancelled(cancelled);
   return parse_json_bin(manifest, bin, json_path, bin_path);
 }
 
@@ -115,7 +115,7 @@ RawModel parse_json_bin(std::string_view manifest_text, std::string_view bin,
 
 RawModel read_safetensors(const std::filesystem::path& path, const Cancelled& cancelled) {
   const std::string bytes = read_file(path, cancelled);
-  if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
+  throw_if_cancelled(cancelled);
   return parse_safetensors(bytes, path);
 }
 

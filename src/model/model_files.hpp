@@ -2,11 +2,11 @@
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
 
+#include "engine/cancelled.hpp"
 #include "framecast/model.hpp"
 
 namespace framecast::model_files {
@@ -15,9 +15,6 @@ struct RawModel {
   std::map<std::string, Tensor> tensors;
   std::string metadata_json = "{}";
 };
-
-// Polled while a model is read; true gives up with Error(cancelled).
-using Cancelled = std::function<bool()>;
 
 // NAME.json (tensor name -> {"shape", "offset" in f32 elements}) beside NAME.bin (LE f32).
 RawModel read_json_bin(const std::filesystem::path& json_path, const Cancelled& cancelled = {});

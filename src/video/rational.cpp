@@ -49,15 +49,14 @@ Error invalid(std::string_view text, std::string_view what) {
                    "' is not a positive number (examples: 2, 2.5, 60000/1001)");
 }
 
-// Digits only, no sign: "0012" -> 12.
+}  // namespace
+
 bool parse_digits(std::string_view text, std::int64_t& value) {
   if (text.empty()) return false;
   const auto* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
   return ec == std::errc() && ptr == end && value >= 0;
 }
-
-}  // namespace
 
 Rational::Rational(std::int64_t num, std::int64_t den) {
   if (den == 0) throw Error(ErrorKind::invalid_argument, "a rational with denominator 0");

@@ -41,6 +41,9 @@ class Rational {
 // base that holds two timestamps or steps exactly.
 Rational gcd(const Rational& a, const Rational& b);
 
+// Digits only, no sign: "0012" -> 12. False for anything else or a value beyond 64 bits.
+bool parse_digits(std::string_view text, std::int64_t& value);
+
 // "2", "2.5", "60000/1001" -> exact rationals; anything else (negative, zero, junk) throws
 // Error(invalid_argument) naming `what`.
 Rational parse_rational(std::string_view text, std::string_view what);

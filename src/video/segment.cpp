@@ -1,9 +1,9 @@
 #include "video/segment.hpp"
 
-#include <charconv>
 #include <string>
 
 #include "framecast/error.hpp"
+#include "video/rational.hpp"
 
 namespace framecast::video {
 namespace {
@@ -11,19 +11,13 @@ namespace {
 // Far beyond any useful split; keeps index * total in 64 bits for hours of 240 fps video.
 constexpr std::int64_t max_segments = 1'000'000;
 
-bool parse_whole(std::string_view text, std::int64_t& value) {
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  return error == std::errc() && stop == end && !text.empty();
-}
-
 }  // namespace
 
 Segment parse_segment(std::string_view text, std::string_view what) {
   const std::size_t slash = text.find('/');
   Segment s;
-  if (slash == std::string_view::npos || !parse_whole(text.substr(0, slash), s.index) ||
-      !parse_whole(text.substr(slash + 1), s.count) || s.count < 1 || s.count > max_segments ||
+  if (slash == std::string_view::npos || !parse_digits(text.substr(0, slash), s.index) ||
+      !parse_digits(text.substr(slash + 1), s.count) || s.count < 1 || s.count > max_segments ||
       s.index < 0 || s.index >= s.count)
     throw Error(ErrorKind::invalid_argument,
                 std::string(what) + " must be K/N with N >= 1 and 0 <= K < N (got '" +

@@ -7,6 +7,7 @@
 #include "backends/vulkan/buffers.hpp"
 #include "backends/vulkan/commands.hpp"
 #include "backends/vulkan/pipelines.hpp"
+#include "engine/cancelled.hpp"
 #include "engine/round_up.hpp"
 #include "framecast/error.hpp"
 
@@ -74,9 +75,6 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
                             int plane_h, Storage storage, std::vector<ConvChoice> candidates,
                             const std::function<void(const TuneTiming&)>& progress,
                             const std::function<bool()>& cancelled) {
-  const auto stop_if_cancelled = [&] {
-    if (cancelled && cancelled()) throw Error(ErrorKind::cancelled, "interrupted");
-  };
   const DeviceCaps& caps = context->caps();
   if (!caps.timestamps)
     throw Error(ErrorKind::unsupported, caps.name + " has no timestamp queries; cannot tune");
@@ -171,7 +169,7 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
   std::vector<Prepared> prepared;
   std::vector<int> counts;
   for (const ConvChoice& choice : candidates) {
-    stop_if_cancelled();
+    throw_if_cancelled(cancelled);
     prepared.push_back(prepare(choice));
     TuneTiming timing;
     timing.choice = choice;
@@ -184,14 +182,14 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
   }
   // Warm the GPU up (about 200 ms of work), then time everything twice, forwards and
   // backwards, keeping each candidate's best: clock changes then hit all alike.
-  stop_if_cancelled();
+  throw_if_cancelled(cancelled);
   const double reference_ms = std::max(time_all({&reference_kernel}, {2}).front(), 1e-3);
   time_all({&reference_kernel}, {std::clamp(int(200.0 / reference_ms), 2, 2000)});
   std::vector<const Prepared*> order;
   for (const auto& p : prepared) order.push_back(&p);
-  stop_if_cancelled();
+  throw_if_cancelled(cancelled);
   const auto forwards = time_all(order, counts);
-  stop_if_cancelled();
+  throw_if_cancelled(cancelled);
   std::reverse(order.begin(), order.end());
   std::vector<int> reversed_counts(counts.rbegin(), counts.rend());
   const auto backwards = time_all(order, reversed_counts);
