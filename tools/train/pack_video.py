@@ -6,11 +6,13 @@
 
 A device call carries at most 64 MiB of tree: the repository, the photo pool and one shard do
 not fit together. This takes the clips of --shards in the manifest's order, skipping the first
---skip of them, until --max-mib is reached, and writes them with a manifest that lists only
+--skip of each shard, taking one clip of each shard in turn (so that several shards share the
+budget evenly) until --max-mib is reached, and writes them with a manifest that lists only
 those clips (train.py --clips .video --shards ... then reads exactly them). It prints the ids
 taken, for MODELS.md.
 """
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -21,14 +23,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("video_set")
     ap.add_argument("--shards", required=True, type=lambda s: {int(k) for k in s.split(",")})
-    ap.add_argument("--skip", type=int, default=0, help="leave out the first N clips")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first N clips of each shard")
     ap.add_argument("--max-mib", type=float, default=20.0)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     with open(os.path.join(args.video_set, "manifest.json")) as f:
         manifest = json.load(f)
-    clips = [c for c in manifest["clips"]
-             if c["split"] == "train" and c.get("shard") in args.shards][args.skip:]
+    per_shard = [[c for c in manifest["clips"]
+                  if c["split"] == "train" and c.get("shard") == s][args.skip:]
+                 for s in sorted(args.shards)]
+    clips = [c for turn in itertools.zip_longest(*per_shard) for c in turn if c is not None]
     taken, total = [], 0
     for c in clips:
         if total + c["bytes"] > args.max_mib * 2**20:
