@@ -44,6 +44,10 @@ class Runtime {
   // Uploads the pair and runs the work that does not depend on t (for tfact models, the
   // whole trunk). Frames must have this runtime's size and one depth.
   virtual void prepare_pair(const Frame& frame0, const Frame& frame1) = 0;
+  // prepare_pair(F, next), F being the second frame of the pair prepared last (an error
+  // when there is none): a video's consecutive pairs share a frame, which the runtime keeps
+  // (on the GPU: no second upload). `next` must have the pair's size and depth.
+  virtual void prepare_next(const Frame& next) = 0;
   // The frame at position t in [0,1] between the prepared pair (0 = frame0), at their depth.
   virtual Frame mid(float t) = 0;
   // Many t for the prepared pair; backends batch them into one submission.

@@ -44,6 +44,9 @@ class Engine {
   // Several t for one pair with the pair-only work done once.
   std::vector<Frame> interpolate(const Frame& frame0, const Frame& frame1,
                                  std::span<const float> ts);
+  // interpolate(F, next, ts), F being the frame1 of the last interpolate at next's size: a
+  // video's consecutive pairs share a frame, which then is not uploaded again.
+  std::vector<Frame> interpolate_next(const Frame& next, std::span<const float> ts);
   // The runtime for one frame size (created on first use and kept).
   Runtime& runtime(int width, int height);
   // A new runtime for one frame size, owned by the caller; the engine must outlive it.

@@ -172,6 +172,11 @@ void framecast_runtime_destroy(framecast_runtime* runtime);
  * t. The pair stays prepared until the next prepare_pair; after a failed one, none is. */
 framecast_status framecast_prepare_pair(framecast_runtime* runtime, const framecast_frame* frame0,
                                         const framecast_frame* frame1);
+/* As framecast_prepare_pair(runtime, F, next), F being the second frame of the pair prepared
+ * last (FRAMECAST_ERROR_INVALID_ARGUMENT when none is, or when next's depth differs): a video's
+ * consecutive pairs share a frame, which the runtime keeps (on a GPU it is not uploaded
+ * again). */
+framecast_status framecast_prepare_next(framecast_runtime* runtime, const framecast_frame* next);
 /* Writes the frame at t in [0, 1] between the prepared pair (0 = frame0) to `out`, which has
  * the runtime's size and the pair's depth. */
 framecast_status framecast_mid(framecast_runtime* runtime, float t, const framecast_frame* out);

@@ -240,6 +240,24 @@ framecast_status framecast_prepare_pair(framecast_runtime* runtime, const framec
   });
 }
 
+framecast_status framecast_prepare_next(framecast_runtime* runtime, const framecast_frame* next) {
+  return guarded(__func__, [&] {
+    require(runtime, "runtime");
+    if (!runtime->prepared)
+      throw Error(ErrorKind::invalid_argument, "no pair is prepared (call framecast_prepare_pair)");
+    const SampleDepth depth = check_frame(next, "next", *runtime->runtime);
+    if (depth != runtime->depth)
+      throw Error(ErrorKind::invalid_argument,
+                  "next has " + std::to_string(next->bits) + " bits per sample, the pair " +
+                      (runtime->depth == SampleDepth::u16 ? "16" : "8"));
+    const Frame f = read_frame(*next, depth);
+    const std::lock_guard lock(runtime->shared->mutex);
+    runtime->prepared = false;
+    runtime->runtime->prepare_next(f);
+    runtime->prepared = true;
+  });
+}
+
 framecast_status framecast_mids(framecast_runtime* runtime, const float* ts,
                                 const framecast_frame* outs, size_t count) {
   return compute_mids(__func__, runtime, ts, outs, count);

@@ -70,4 +70,11 @@ std::vector<Frame> Engine::interpolate(const Frame& frame0, const Frame& frame1,
   return rt.mids(ts);
 }
 
+std::vector<Frame> Engine::interpolate_next(const Frame& next, std::span<const float> ts) {
+  for (float t : ts) check_t(t);
+  auto& rt = runtime(next.width(), next.height());
+  rt.prepare_next(next);
+  return rt.mids(ts);
+}
+
 }  // namespace framecast

@@ -85,6 +85,14 @@ class EnsembleRuntime final : public Runtime {
     turned_pair_ = {turned(frame0), turned(frame1)};
   }
 
+  void prepare_next(const Frame& next) override {
+    check_pair(next, next);
+    if (pair_[1].empty() || pair_[1].depth() != next.depth())
+      throw Error(ErrorKind::internal, "prepare_next() without a prepared pair of its depth");
+    pair_ = {std::move(pair_[1]), next};
+    turned_pair_ = {std::move(turned_pair_[1]), turned(next)};
+  }
+
   Frame mid(float t) override { return mids({&t, 1}).front(); }
 
   std::vector<Frame> mids(std::span<const float> ts) override {

@@ -67,7 +67,11 @@ void Stream::finish() {
 BufferPtr Stream::interpolate(const Pending& pending) {
   Runtime& runtime = engine_.runtime(pending.next->rgb.width(), pending.next->rgb.height());
   if (prepared_[0] != pending.previous || prepared_[1] != pending.next) {
-    runtime.prepare_pair(pending.previous->rgb, pending.next->rgb);
+    if (prepared_[1] && prepared_[1] == pending.previous) {
+      runtime.prepare_next(pending.next->rgb);  // the shared frame stays on the device
+    } else {
+      runtime.prepare_pair(pending.previous->rgb, pending.next->rgb);
+    }
     prepared_[0] = pending.previous;
     prepared_[1] = pending.next;
   }

@@ -136,7 +136,10 @@ class Interpolator {
     std::vector<Frame> mids;
     if (!ts.empty()) {
       BusyTimer busy(counters_.interpolate_ns);
-      mids = engine_.interpolate(*previous->image, *next.image, ts);
+      mids = previous->image == last_second_
+                 ? engine_.interpolate_next(*next.image, ts)
+                 : engine_.interpolate(*previous->image, *next.image, ts);
+      last_second_ = next.image;
     }
     counters_.synthesized += std::int64_t(ts.size());
     std::size_t m = 0;
@@ -154,6 +157,7 @@ class Interpolator {
   }
 
   Engine& engine_;
+  std::shared_ptr<const Frame> last_second_;  // the engine's last pair's second frame
   std::string name_;
   FrameRange range_;
   std::atomic<bool> done_{false};

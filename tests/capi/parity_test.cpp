@@ -111,5 +111,32 @@ TEST(CApi, OptionsChangeTheResult) {
   EXPECT_GT(testing::compare(c_api_mids(model, large, f0, f1, {0.7f})[0], base[0]).max_error, 0);
 }
 
+// prepare_next: the pair (f1, f2) from the kept f1, as the Engine computes it; refused
+// before any pair and for a frame of another depth.
+TEST(CApi, PrepareNextMatchesTheEngine) {
+  Frame f0 = io::test_pattern(kWidth, kHeight, 0.0f), f1 = io::test_pattern(kWidth, kHeight, 6.0f);
+  Frame f2 = io::test_pattern(kWidth, kHeight, 12.0f);
+  Frame deep = io::test_pattern(kWidth, kHeight, 3.0f, SampleDepth::u16);
+  const framecast_options options = cpu_options();
+  framecast_model* model = nullptr;
+  framecast_runtime* runtime = nullptr;
+  ASSERT_EQ(framecast_model_load("fast", &options, &model), FRAMECAST_OK) << framecast_last_error();
+  ASSERT_EQ(framecast_runtime_create(model, kWidth, kHeight, &runtime), FRAMECAST_OK);
+  framecast_model_destroy(model);
+  const framecast_frame v0 = view(f0), v1 = view(f1), v2 = view(f2), vdeep = view(deep);
+  EXPECT_EQ(framecast_prepare_next(runtime, &v2), FRAMECAST_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(framecast_last_error()).find("no pair is prepared"), std::string::npos);
+  ASSERT_EQ(framecast_prepare_pair(runtime, &v0, &v1), FRAMECAST_OK) << framecast_last_error();
+  EXPECT_EQ(framecast_prepare_next(runtime, &vdeep), FRAMECAST_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(framecast_prepare_next(runtime, &v2), FRAMECAST_OK) << framecast_last_error();
+  Frame got(kWidth, kHeight);
+  const framecast_frame out = view(got);
+  ASSERT_EQ(framecast_mid(runtime, 0.5f, &out), FRAMECAST_OK) << framecast_last_error();
+  framecast_runtime_destroy(runtime);
+  Engine engine(Model::load(resolve_model("fast")), {"cpu", -1}, cpp_options(true, 1));
+  const auto d = testing::compare(got, engine.interpolate(f1, f2, 0.5f));
+  EXPECT_EQ(d.max_error, 0) << testing::where(got, d.worst);
+}
+
 }  // namespace
 }  // namespace framecast

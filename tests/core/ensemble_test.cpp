@@ -85,5 +85,35 @@ TEST(Ensemble, OnlyOneTwoOrFourPasses) {
   }
 }
 
+// The host ensemble keeps the pair (and its turn) for prepare_next.
+TEST(Ensemble, PrepareNextMatchesPreparingThePair) {
+  RuntimeOptions options;
+  options.precision = Precision::f32;
+  options.ensemble = 2;
+  Engine e(Model::load(resolve_model("fast")), {"cpu", -1}, options);
+  testing::expect_prepare_next_matches_pair(*e.create_runtime(kWidth, kHeight), SampleDepth::u8);
+}
+
+// The CPU runtime on both paths, at both depths, and the Engine's interpolate_next.
+TEST(CpuRuntime, PrepareNextMatchesPreparingThePair) {
+  for (const char* backend : {"cpu", "cpu-reference"}) {
+    for (SampleDepth depth : {SampleDepth::u8, SampleDepth::u16}) {
+      SCOPED_TRACE(std::string(backend) + (depth == SampleDepth::u8 ? " 8-bit" : " 16-bit"));
+      RuntimeOptions options;
+      options.precision = Precision::f32;
+      options.large_motion = true;
+      Engine e(Model::load(resolve_model("fast")), {backend, -1}, options);
+      testing::expect_prepare_next_matches_pair(*e.create_runtime(kWidth, kHeight), depth);
+    }
+  }
+  Engine e(Model::load(resolve_model("slim")), {"cpu", -1}, {});
+  const Frame a = io::test_pattern(kWidth, kHeight, 0.0f), b = io::test_pattern(kWidth, kHeight, 4.0f);
+  const Frame c = io::test_pattern(kWidth, kHeight, 8.0f);
+  const float t[] = {0.5f};
+  e.interpolate(a, b, t);
+  const Frame next = e.interpolate_next(c, t).front();
+  expect_same(next, e.interpolate(b, c, t).front(), "interpolate_next");
+}
+
 }  // namespace
 }  // namespace framecast

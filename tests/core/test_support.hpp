@@ -10,8 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "framecast/backend.hpp"
+#include "framecast/error.hpp"
 #include "framecast/frame.hpp"
 #include "framecast/model.hpp"
+#include "io/test_pattern.hpp"
 
 namespace framecast::testing {
 
@@ -115,6 +118,34 @@ inline int read_int(const std::filesystem::path& path) {
   int value = -1;
   in >> value;
   return value;
+}
+
+// A fresh `runtime` refuses prepare_next; after a pair, prepare_next(c) gives the frames of
+// prepare_pair(b, c) byte for byte, twice in a row (a GPU runtime's alternating upload
+// slots), and refuses a frame of the other depth.
+inline void expect_prepare_next_matches_pair(Runtime& runtime, SampleDepth depth) {
+  const int w = runtime.width(), h = runtime.height();
+  const Frame a = io::test_pattern(w, h, 0.0f, depth), b = io::test_pattern(w, h, 5.0f, depth);
+  const Frame c = io::test_pattern(w, h, 11.0f, depth);
+  EXPECT_THROW(runtime.prepare_next(c), Error);
+  const std::vector<float> ts = {0.3f, 0.5f};
+  runtime.prepare_pair(a, b);
+  const auto ab = runtime.mids(ts);
+  runtime.prepare_next(c);
+  const auto bc_next = runtime.mids(ts);
+  runtime.prepare_next(a);
+  const auto ca_next = runtime.mids(ts);
+  runtime.prepare_pair(b, c);
+  const auto bc = runtime.mids(ts);
+  runtime.prepare_pair(c, a);
+  const auto ca = runtime.mids(ts);
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    EXPECT_EQ(compare(bc_next[i], bc[i]).max_error, 0) << "(b, c) at t = " << ts[i];
+    EXPECT_EQ(compare(ca_next[i], ca[i]).max_error, 0) << "(c, a) at t = " << ts[i];
+    EXPECT_GT(compare(bc[i], ab[i]).max_error, 0) << "the pairs must differ, t = " << ts[i];
+  }
+  const SampleDepth other = depth == SampleDepth::u8 ? SampleDepth::u16 : SampleDepth::u8;
+  EXPECT_THROW(runtime.prepare_next(io::test_pattern(w, h, 2.0f, other)), Error);
 }
 
 }  // namespace framecast::testing

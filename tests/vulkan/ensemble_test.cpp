@@ -113,5 +113,18 @@ TEST(GpuEnsembleEngine, RejectsOtherSizes) {
   }
 }
 
+// The GPU ensemble keeps the shared frame and its turn on the device.
+TEST(GpuEnsembleEngine, PrepareNextMatchesPreparingThePair) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  const Model model = golden_model("lm_tfact2_64x48_guard");
+  RuntimeOptions options;
+  options.precision = Precision::f32;
+  for (SampleDepth depth : {SampleDepth::u8, SampleDepth::u16}) {
+    auto gpu = make_gpu_ensemble(
+        context, std::make_unique<GraphRuntime>(context, model, 45, 29, options), 4, false);
+    framecast::testing::expect_prepare_next_matches_pair(*gpu, depth);
+  }
+}
+
 }  // namespace
 }  // namespace framecast::vulkan

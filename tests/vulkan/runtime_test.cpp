@@ -411,5 +411,22 @@ TEST(VulkanRuntime, EnsembleCountsEveryPass) {
   EXPECT_LT(cpu.runtime(45, 29).last_device_ms(), 0.0);  // the CPU measures no device time
 }
 
+// The shared frame stays on the device: a copy there instead of a second upload. FiLM and the
+// large-motion pass (a t-free trunk per pair), 8- and 16-bit frames.
+TEST(VulkanRuntime, PrepareNextMatchesPreparingThePair) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  for (const char* name : {"lm_tfact2_64x48_guard", "lm_classic_50x38"}) {
+    const Model model = golden_model(name);
+    RuntimeOptions options;
+    options.precision = Precision::f32;
+    options.large_motion = true;
+    for (SampleDepth depth : {SampleDepth::u8, SampleDepth::u16}) {
+      SCOPED_TRACE(std::string(name) + (depth == SampleDepth::u8 ? " 8-bit" : " 16-bit"));
+      GraphRuntime runtime(context, model, 61, 37, options);
+      framecast::testing::expect_prepare_next_matches_pair(runtime, depth);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace framecast::vulkan

@@ -104,6 +104,15 @@ void CpuRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
   }
   pair_profile_ = profile_;
   prepared_ = true;
+  second_ = frame1;
+}
+
+void CpuRuntime::prepare_next(const Frame& next) {
+  check_pair(next, next);
+  if (second_.empty() || second_.depth() != next.depth())
+    throw Error(ErrorKind::internal, "prepare_next() without a prepared pair of its depth");
+  const Frame first = std::move(second_);
+  prepare_pair(first, next);
 }
 
 Frame CpuRuntime::mid(float t) {

@@ -20,6 +20,7 @@ class CpuRuntime final : public Runtime {
              CpuPath path);
 
   void prepare_pair(const Frame& frame0, const Frame& frame1) override;
+  void prepare_next(const Frame& next) override;
   Frame mid(float t) override;
   std::vector<StageTime> last_profile() const override { return profile_; }
   std::string describe() const override;
@@ -54,6 +55,7 @@ class CpuRuntime final : public Runtime {
   Planes imgs_, xq_, xh_, tmp8_, tmp16_, field_, block_input_, rin_, refine_features_, residual_;
   SampleDepth depth_ = SampleDepth::u8;
   bool prepared_ = false;
+  Frame second_;  // the pair's second frame, the first of prepare_next's pair
   std::vector<StageTime> pair_profile_, profile_;  // prepare_pair's stages; the last mid's
 };
 

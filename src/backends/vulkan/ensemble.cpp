@@ -49,20 +49,16 @@ class GpuEnsemble final : public Runtime {
     deep_ = frame0.depth() == SampleDepth::u16;
     timeline_.wait(timeline_.last());  // the last pair's upload and turns have read `upload_`
     write_packed_pair(upload_, frame0, frame1);
-    const std::size_t second = packed_pair_offset(width(), height());
-    const Pipeline& turn = turn_pipeline();
-    CommandBuffer& cmd = command(0);
-    cmd.begin(profile_);
-    const std::size_t used = packed_frame_bytes(width(), height(), deep_);
-    for (int i = 0; i < 2; ++i) cmd.copy(upload_.handle(), pair_[i].handle(), used, i * second, 0);
-    cmd.mark("upload");
-    for (int i = 0; i < 2; ++i) cmd.dispatch_linear(turn, turn_sets_[deep_][i], used / 4);
-    cmd.mark("turn");
-    cmd.end();
-    CommandBuffer* const buffers[] = {&cmd};
-    submit(*context_, timeline_, buffers);
-    pair_pending_ = true;
-    prepared_ = true;
+    submit_upload(false);
+  }
+
+  void prepare_next(const Frame& next) override {
+    check_pair(next, next);
+    if (!prepared_ || deep_ != (next.depth() == SampleDepth::u16))
+      throw Error(ErrorKind::internal, "prepare_next() without a prepared pair of its depth");
+    timeline_.wait(timeline_.last());
+    write_packed_frame(upload_, next, packed_pair_offset(width(), height()));
+    submit_upload(true);
   }
 
   Frame mid(float t) override { return std::move(mids({&t, 1}).front()); }
@@ -90,6 +86,34 @@ class GpuEnsemble final : public Runtime {
 
  private:
   // The pair's own work (upload, turns), once it is done: its device time and stages.
+  // The pair from `upload_` into pair_ and turned into turned_; with `keep_first`, the last
+  // pair's second frame (and its turn) becomes the first on the device and only the second
+  // is uploaded.
+  void submit_upload(bool keep_first) {
+    prepared_ = false;  // until this pair is submitted whole
+    const std::size_t second = packed_pair_offset(width(), height());
+    const std::size_t used = packed_frame_bytes(width(), height(), deep_);
+    const Pipeline& turn = turn_pipeline();
+    CommandBuffer& cmd = command(0);
+    cmd.begin(profile_);
+    if (keep_first) {
+      cmd.copy(pair_[1].handle(), pair_[0].handle(), used);
+      cmd.copy(turned_[1].handle(), turned_[0].handle(), used);
+    } else {
+      cmd.copy(upload_.handle(), pair_[0].handle(), used, 0, 0);
+    }
+    cmd.copy(upload_.handle(), pair_[1].handle(), used, second, 0);
+    cmd.mark("upload");
+    for (int i = keep_first ? 1 : 0; i < 2; ++i)
+      cmd.dispatch_linear(turn, turn_sets_[deep_][i], used / 4);
+    cmd.mark("turn");
+    cmd.end();
+    CommandBuffer* const buffers[] = {&cmd};
+    submit(*context_, timeline_, buffers);
+    pair_pending_ = true;
+    prepared_ = true;
+  }
+
   void collect_pair() {
     if (!pair_pending_) return;
     CommandBuffer& cmd = command(0);

@@ -301,17 +301,17 @@ std::size_t packed_pair_offset(int w, int h) {
   return (bytes + 255) / 256 * 256;
 }
 
-void write_packed_pair(Buffer& upload, const Frame& frame0, const Frame& frame1) {
-  const std::size_t offset = packed_pair_offset(frame0.width(), frame0.height());
-  const Frame* frames[] = {&frame0, &frame1};
-  for (std::size_t i = 0; i < 2; ++i) {
-    const Frame& f = *frames[i];
-    if (f.depth() == SampleDepth::u16) {
-      upload.write(f.rgb16().data(), f.rgb16().size_bytes(), i * offset);
-    } else {
-      upload.write(f.rgb8().data(), f.rgb8().size_bytes(), i * offset);
-    }
+void write_packed_frame(Buffer& upload, const Frame& frame, std::size_t offset) {
+  if (frame.depth() == SampleDepth::u16) {
+    upload.write(frame.rgb16().data(), frame.rgb16().size_bytes(), offset);
+  } else {
+    upload.write(frame.rgb8().data(), frame.rgb8().size_bytes(), offset);
   }
+}
+
+void write_packed_pair(Buffer& upload, const Frame& frame0, const Frame& frame1) {
+  write_packed_frame(upload, frame0, 0);
+  write_packed_frame(upload, frame1, packed_pair_offset(frame0.width(), frame0.height()));
 }
 
 Frame read_packed_frame(const Buffer& readback, int w, int h, bool deep) {

@@ -184,6 +184,8 @@ std::size_t packed_frame_bytes(int w, int h, bool deep);
 // Where the second frame of a pair starts in an upload buffer that holds both (room for 16
 // bits, aligned for the copies); such a buffer is twice this.
 std::size_t packed_pair_offset(int w, int h);
+// A frame's samples into `upload` at `offset`.
+void write_packed_frame(Buffer& upload, const Frame& frame, std::size_t offset);
 // Both frames' samples into `upload`, at 0 and at packed_pair_offset.
 void write_packed_pair(Buffer& upload, const Frame& frame0, const Frame& frame1);
 // A w x h frame of the given depth from the packed samples that `readback` holds.

@@ -261,15 +261,20 @@ CommandBuffer& GraphRuntime::acquire() {
   return *commands_.back();
 }
 
-void GraphRuntime::record_pair(CommandBuffer& cmd, bool deep, bool from_upload, int slot) {
-  if (from_upload) {
-    const std::size_t bytes = packed_frame_bytes(width(), height(), deep);
-    const std::size_t second = packed_pair_offset(width(), height());
+void GraphRuntime::record_pair(CommandBuffer& cmd, bool deep, PairSource source, int slot) {
+  const std::size_t bytes = packed_frame_bytes(width(), height(), deep);
+  const std::size_t second = packed_pair_offset(width(), height());
+  if (source == PairSource::upload) {
     cmd.copy(upload_[std::size_t(slot)].handle(), in0_.handle(), bytes, 0, 0);
+  } else if (source == PairSource::upload_next) {
+    cmd.copy(in1_.handle(), in0_.handle(), bytes);  // device memory: ~100x the PCIe rate
+  }
+  if (source != PairSource::gpu) {
     cmd.copy(upload_[std::size_t(slot)].handle(), in1_.handle(), bytes, second, 0);
     cmd.mark("upload");
   }
-  cmd.dispatch_linear(prep_full(deep), from_upload ? prep_full_set_ : prep_full_gpu_set_,
+  cmd.dispatch_linear(prep_full(deep),
+                      source == PairSource::gpu ? prep_full_gpu_set_ : prep_full_set_,
                       std::uint64_t(width()) * height(), 2);
   cmd.mark("prep");
   if (film_) record_block0_head(cmd, 0.0f);  // block0's whole t-free trunk, once per pair
@@ -353,25 +358,43 @@ void GraphRuntime::collect() {
   }
 }
 
-void GraphRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
-  check_pair(frame0, frame1);
-  const bool deep = frame0.depth() == SampleDepth::u16;
+std::size_t GraphRuntime::next_upload_slot() {
   upload_slot_ ^= 1;
   const auto slot = std::size_t(upload_slot_);
   timeline_.wait(upload_busy_[slot]);  // the pair before last may still read this slot
-  write_packed_pair(upload_[slot], frame0, frame1);
-
-  upload_busy_[slot] = submit_pair(deep, true, upload_slot_);
+  return slot;
 }
 
-std::uint64_t GraphRuntime::submit_pair(bool deep, bool from_upload, int slot) {
+void GraphRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
+  check_pair(frame0, frame1);
+  second_in_device_ = false;  // until this pair is submitted whole
+  const std::size_t slot = next_upload_slot();
+  write_packed_pair(upload_[slot], frame0, frame1);
+  upload_busy_[slot] =
+      submit_pair(frame0.depth() == SampleDepth::u16, PairSource::upload, int(slot));
+  second_in_device_ = true;
+}
+
+void GraphRuntime::prepare_next(const Frame& next) {
+  check_pair(next, next);
+  const bool deep = next.depth() == SampleDepth::u16;
+  if (!second_in_device_ || deep != deep_)
+    throw Error(ErrorKind::internal, "prepare_next() without an uploaded pair of its depth");
+  second_in_device_ = false;
+  const std::size_t slot = next_upload_slot();
+  write_packed_frame(upload_[slot], next, packed_pair_offset(width(), height()));
+  upload_busy_[slot] = submit_pair(deep, PairSource::upload_next, int(slot));
+  second_in_device_ = true;
+}
+
+std::uint64_t GraphRuntime::submit_pair(bool deep, PairSource source, int slot) {
   pending_.clear();
   pair_profile_.clear();
   profile_.clear();
   device_ms_ = context_->caps().timestamps ? 0.0 : -1.0;
   CommandBuffer& cmd = acquire();
   cmd.begin(options_.profile);
-  record_pair(cmd, deep, from_upload, slot);
+  record_pair(cmd, deep, source, slot);
   cmd.end();
   CommandBuffer* const buffers[] = {&cmd};
   submit(*context_, timeline_, buffers);
@@ -428,7 +451,8 @@ std::uint64_t GraphRuntime::prepare_pair_gpu(VkBuffer frame0, VkBuffer frame1, S
   const BufferRange r[] = {{frame0, 0, bytes}, {frame1, 0, bytes}, img0_.range(), img1_.range()};
   bind_buffers(*context_, prep_full_gpu_set_, r);
 
-  prep_full_gpu_busy_ = submit_pair(deep, false, 0);
+  prep_full_gpu_busy_ = submit_pair(deep, PairSource::gpu, 0);
+  second_in_device_ = false;
   return prep_full_gpu_busy_;
 }
 

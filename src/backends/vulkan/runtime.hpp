@@ -35,6 +35,7 @@ class GraphRuntime final : public VulkanRuntime {
   ~GraphRuntime() override;
 
   void prepare_pair(const Frame& frame0, const Frame& frame1) override;
+  void prepare_next(const Frame& next) override;
   Frame mid(float t) override;
   std::vector<Frame> mids(std::span<const float> ts) override;
   std::vector<StageTime> last_profile() const override { return profile_; }
@@ -73,13 +74,18 @@ class GraphRuntime final : public VulkanRuntime {
   int flow_factor() const noexcept { return has_field() ? 1 : 8; }
   std::array<BufferRange, 5> flow_out_ranges(BufferRange output) const;
   CommandBuffer& acquire();
-  void record_pair(CommandBuffer& cmd, bool deep, bool from_upload, int slot);
+  // Where a pair's packed frames come from: both from the upload slot, only the second (the
+  // first is the last pair's second, still on the device), or the caller's GPU buffers.
+  enum class PairSource { upload, upload_next, gpu };
+  void record_pair(CommandBuffer& cmd, bool deep, PairSource source, int slot);
   // block0's input and head at 1/4 and, beside it, the large-motion pass's at 1/8.
   void record_block0_head(CommandBuffer& cmd, float t);
   const FlowBlock* block0_beside() const;  // the 1/8 block, or none
   // Records and submits the pair's work (from the upload slot or the caller's GPU frames),
   // resets the per-pair state; returns the timeline value reached when it is done.
-  std::uint64_t submit_pair(bool deep, bool from_upload, int slot);
+  std::uint64_t submit_pair(bool deep, PairSource source, int slot);
+  // The next upload slot, once the pair before last has stopped reading it.
+  std::size_t next_upload_slot();
   void record_mid(CommandBuffer& cmd, int slot, float t, bool deep, VkDescriptorSet flow_set,
                   const Buffer* readback);
   void write_film_params(int slot, float t);
@@ -143,6 +149,7 @@ class GraphRuntime final : public VulkanRuntime {
   std::vector<Pending> pending_;
   bool prepared_ = false;
   bool deep_ = false;
+  bool second_in_device_ = false;  // in1_ holds the last pair's second frame (prepare_next)
   double device_ms_ = 0.0;
   std::vector<StageTime> pair_profile_, profile_;
 };
