@@ -5,8 +5,9 @@
 # project's PyTorch model (bench/h200/vs_pytorch.py: eager, CUDA graph, torch.compile), then
 # one table, after the kernel tests on the NVIDIA driver. Needs .gl and .gpu from prepare.sh
 # (carry both). Output: $OUT/vs_pytorch.txt, $OUT/table.md, $OUT/torch.json,
-# $OUT/framecast.tar.gz. Time limits per step: TEST_SECONDS (0: no tests; TEST_FILTER picks
-# them), TUNE_SECONDS per model, TORCH_SECONDS (0: Framecast's half alone).
+# $OUT/framecast.tar.gz, $OUT/tune.fast.txt and tune.quality.txt. Time limits per step:
+# TEST_SECONDS (0: no tests; TEST_FILTER picks them), TUNE_SECONDS per model, TORCH_SECONDS
+# (0: Framecast's half alone).
 set -u
 exec > >(tee "$OUT/vs_pytorch.txt") 2>&1
 source bench/h200/setup.sh
@@ -24,7 +25,12 @@ step "correctness: the kernel and runtime tests on the NVIDIA driver (skip: TEST
   2>&1 | tail -25
 
 step "tune (quality's block0 has the classic graph's widths, so its choices serve both)"
-for m in fast quality; do timeout "${TUNE_SECONDS:-90}" $FC tune --model $m --size 1920x1080 --precision f16 | tail -3; done
+# $OUT/tune.M.txt: each problem's best variants with the driver's statistics of their kernels
+for m in fast quality; do
+  timeout "${TUNE_SECONDS:-90}" $FC tune --model $m --size 1920x1080 --precision f16 --show 8 \
+    > "$OUT/tune.$m.txt" 2>&1
+  tail -3 "$OUT/tune.$m.txt"
+done
 
 step "framecast bench: timed, then again with --profile for the stages"
 mkdir -p /tmp/fc
@@ -40,6 +46,11 @@ for m in $models; do
     python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print(sys.argv[1], r['ms_per_pair'], 'ms')" /tmp/fc/$name.$lm.json
   done
 done
+# a video's steady state: each pair shares a frame with the one before, one frame uploaded
+timeout 60 $FC bench --backend vulkan --model assets/models/framecast-fast.safetensors \
+  --precision f16 --large-motion on --warmup 5 --runs 20 --size 1920x1080 --json --stream \
+  > /tmp/fc/framecast-fast.on.stream.json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print(sys.argv[1], r['ms_per_pair'], 'ms')" /tmp/fc/framecast-fast.on.stream.json
 tar -czf "$OUT/framecast.tar.gz" -C /tmp fc
 
 [[ ${TORCH_SECONDS:-330} == 0 ]] && exit 0  # Framecast's half alone
