@@ -2,9 +2,11 @@
 // (model, frame size) and computes intermediate frames for one pair at a time.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "framecast/frame.hpp"
@@ -89,8 +91,17 @@ class Backend {
 };
 
 struct BackendRequest {
-  std::string name = "auto";  // auto | cpu | cpu-reference | vulkan
-  int device = -1;            // physical device index for GPU backends; -1 picks the best
+  // A constructor, so that {name, device} stays complete without `cancelled`.
+  BackendRequest(std::string name_ = "auto", int device_ = -1,
+                 std::function<bool()> cancelled_ = {})
+      : name(std::move(name_)), device(device_), cancelled(std::move(cancelled_)) {}
+
+  std::string name;  // auto | cpu | cpu-reference | vulkan
+  int device;        // physical device index for GPU backends; -1 picks the best
+  // Asked (from the creating thread) between the steps of creating a runtime: each GPU kernel
+  // build, each CPU network's setup, which take seconds in all on some drivers. When it says
+  // true, create_runtime throws Error(cancelled). Empty: never.
+  std::function<bool()> cancelled;
 };
 
 struct BackendChoice {

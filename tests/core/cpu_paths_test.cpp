@@ -177,6 +177,25 @@ TEST(CpuPaths, PrecisionsTheCpuCannotRunAreRefused) {
   EXPECT_EQ(refused("cpu", Precision::bf16), cpu_bf16() == CpuBf16::none);
 }
 
+// BackendRequest::cancelled is asked before each network is set up (oneDNN builds its kernels
+// then: about 0.5 s in all for `quality` at 640x360 here): once it says yes, the runtime's
+// creation stops with Error(cancelled) before the next network.
+TEST(CpuPaths, RuntimeCreationStopsBetweenNetworksWhenCancelled) {
+  const auto model_file = testing::golden_dir() / "k3_tfact2_50x38" / "model.json";
+  for (const char* backend : {"cpu", "cpu-reference"}) {
+    SCOPED_TRACE(backend);
+    int asked = 0;
+    Engine engine(Model::load(model_file), {backend, -1, [&] { return ++asked > 1; }});
+    try {
+      engine.runtime(50, 38);
+      ADD_FAILURE() << "the runtime was created despite the cancellation";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::cancelled) << e.what();
+    }
+    EXPECT_EQ(asked, 2);  // block0's network was set up, block1's was not
+  }
+}
+
 // The profile lists the pair's stages once, then the last mid's, under the Vulkan runtime's
 // names where the stages are the same.
 TEST(CpuPaths, ProfileListsThePairAndTheMid) {

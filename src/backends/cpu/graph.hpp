@@ -10,14 +10,16 @@
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/ops_reference.hpp"
 #include "backends/cpu/planes.hpp"
+#include "engine/cancelled.hpp"
 #include "framecast/backend.hpp"
 
 namespace framecast::cpu {
 
 class CpuRuntime final : public Runtime {
  public:
+  // `cancelled` is asked before each network is set up (oneDNN builds its kernels then).
   CpuRuntime(const Model& model, int width, int height, const RuntimeOptions& options,
-             CpuPath path);
+             CpuPath path, const Cancelled& cancelled = {});
 
   void prepare_pair(const Frame& frame0, const Frame& frame1) override;
   Frame mid(float t) override;
