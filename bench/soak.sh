@@ -44,6 +44,7 @@ while kill -0 "$pid" 2>/dev/null; do
   if [ -n "$limit" ] && [ $(($(date +%s) - start)) -ge "$limit" ]; then
     echo "stopping the job at the time limit (${limit}s)"
     kill -TERM "$pid"
+    limit=
   fi
   sleep "$interval"
 done
