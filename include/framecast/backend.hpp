@@ -98,9 +98,10 @@ struct BackendRequest {
 
   std::string name;  // auto | cpu | cpu-reference | vulkan
   int device;        // physical device index for GPU backends; -1 picks the best
-  // Asked (from the creating thread) between the steps of creating a runtime: each GPU kernel
-  // build, each CPU network's setup, which take seconds in all on some drivers. When it says
-  // true, create_runtime throws Error(cancelled). Empty: never.
+  // Asked (from the calling thread) between the steps of creating a runtime: each GPU kernel
+  // build, each CPU network's setup, which take seconds in all on some drivers; and by CPU
+  // runtimes between the stages of a pair, seconds each on small CPUs. When it says true, the
+  // call throws Error(cancelled), and a pair must be prepared again. Empty: never.
   std::function<bool()> cancelled;
 };
 

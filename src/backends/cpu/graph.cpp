@@ -58,6 +58,7 @@ CpuRuntime::CpuRuntime(const Model& model, int width, int height, const RuntimeO
     : Runtime(width, height),
       model_(model),
       options_(options),
+      cancelled_(cancelled),
       path_(path),
       bf16_(use_bf16(options.precision, path)),
       padded_width_(round_up(width, 16)),
@@ -67,7 +68,7 @@ CpuRuntime::CpuRuntime(const Model& model, int width, int height, const RuntimeO
   if (width <= 0 || height <= 0)
     throw Error(ErrorKind::invalid_argument, "invalid frame size");
   const auto make_net = [&](const BlockSpec& block) {
-    throw_if_cancelled(cancelled);
+    throw_if_cancelled(cancelled_);
     return (path == CpuPath::fast ? make_dnnl_net : make_reference_net)(model, block);
   };
   nets_.push_back(make_net({"block0", padded_width_ / 4, padded_height_ / 4,
@@ -81,6 +82,7 @@ CpuRuntime::CpuRuntime(const Model& model, int width, int height, const RuntimeO
 
 template <typename F>
 void CpuRuntime::stage(const std::string& name, F&& work) {
+  throw_if_cancelled(cancelled_);
   if (!options_.profile) {
     work();
     return;
@@ -93,6 +95,7 @@ void CpuRuntime::stage(const std::string& name, F&& work) {
 
 void CpuRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
   check_pair(frame0, frame1);
+  prepared_ = false;  // until every stage has run: a cancelled pair is no pair
   profile_.clear();
   pair_profile_.clear();
   depth_ = frame0.depth();
