@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Soak test of `framecast interpolate` (issue 20): a long 640x360 video with a sound track, made
-# with FFmpeg's lavfi sources, doubled in frame rate on the CPU backend while resident memory is
-# sampled; then three checks:
+# with FFmpeg's lavfi sources (bench/soak_input.sh), doubled in frame rate while resident memory
+# is sampled; then three checks:
 #   memory  the largest RSS of the run's second half is within MEMORY_SLACK percent (default
 #           10) of the largest of its first half (the first 10% of samples, start-up, are left
 #           out of both), so memory does not grow with the length of the video;
@@ -9,38 +9,60 @@
 #           base is the nearest tick to that time), no frame missing or repeated;
 #   sync    the audio and the video end within one output frame of each other.
 # Usage: bench/soak.sh [SECONDS (1800)] [MODEL (slim)] [FRAMECAST (build/framecast)]
-# Writes its files to ${SOAK_DIR:-/tmp/framecast-soak} and a summary on stdout; exit status 1
-# when a check fails.
+# Environment: SOAK_BACKEND (cpu), SOAK_INPUT (a video made by soak_input.sh instead of making
+# SECONDS of it; the GPU machine has no FFmpeg), FFPROBE (ffprobe), SAMPLE_SECONDS (5),
+# MEMORY_SLACK (10), SOAK_DIR (/tmp/framecast-soak: where the files go), SOAK_TIME_LIMIT
+# (seconds after which the job is stopped: a GPU machine's call has a time limit). Prints a
+# summary; exit status 1 when the run or a check fails.
 set -euo pipefail
 seconds=${1:-1800}
 model=${2:-slim}
 framecast=${3:-build/framecast}
+backend=${SOAK_BACKEND:-cpu}
+ffprobe=${FFPROBE:-ffprobe}
 dir=${SOAK_DIR:-/tmp/framecast-soak}
 interval=${SAMPLE_SECONDS:-5}
 slack=${MEMORY_SLACK:-10}
+limit=${SOAK_TIME_LIMIT:-}
 mkdir -p "$dir"
 
-echo "making ${seconds}s of 640x360 24 fps video with AAC audio"
-ffmpeg -v error -y -f lavfi -i "testsrc2=size=640x360:rate=24" -f lavfi -i "sine=frequency=440:sample_rate=48000" \
-  -t "$seconds" -c:v libx264 -preset veryfast -crf 23 -pix_fmt yuv420p -c:a aac "$dir/in.mp4"
+input=${SOAK_INPUT:-$dir/in.mp4}
+if [ -z "${SOAK_INPUT:-}" ]; then
+  echo "making ${seconds}s of 640x360 24 fps video with AAC audio"
+  "$(dirname "$0")/soak_input.sh" "$seconds" "$input"
+fi
 
-echo "interpolating x2 on the CPU with the $model model, RSS every ${interval}s"
+echo "interpolating $input x2 on the $backend backend with the $model model, RSS every ${interval}s"
 start=$(date +%s)
-"$framecast" interpolate -i "$dir/in.mp4" -o "$dir/out.mkv" --factor 2 --backend cpu --model "$model" \
-  --progress json 2>"$dir/progress.jsonl" &
+"$framecast" interpolate -i "$input" -o "$dir/out.mkv" --factor 2 --backend "$backend" \
+  --model "$model" --progress json 2>"$dir/progress.jsonl" &
 pid=$!
 : >"$dir/rss.tsv"
 while kill -0 "$pid" 2>/dev/null; do
   rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
   [ -n "$rss" ] && printf '%s\t%s\n' "$(($(date +%s) - start))" "$rss" >>"$dir/rss.tsv"
+  if [ -n "$limit" ] && [ $(($(date +%s) - start)) -ge "$limit" ]; then
+    echo "stopping the job at the time limit (${limit}s)"
+    kill -TERM "$pid"
+    limit=
+  fi
   sleep "$interval"
 done
-wait "$pid"
+status=0
+wait "$pid" || status=$?
 elapsed=$(($(date +%s) - start))
+if [ "$status" != 0 ]; then
+  echo "FAIL framecast exited with status $status after ${elapsed}s:"
+  tail -3 "$dir/progress.jsonl"
+  exit 1
+fi
+# the job's last report: frames, per-stage rates, damaged frames
+tail -1 "$dir/progress.jsonl"
 
-ffprobe -v error -select_streams v:0 -show_entries stream=time_base,r_frame_rate -show_entries packet=pts \
+# -hide_banner: on the GPU machine, the libraries only the banner calls are stubs (staging.sh)
+"$ffprobe" -hide_banner -v error -select_streams v:0 -show_entries stream=time_base,r_frame_rate -show_entries packet=pts \
   -of json "$dir/out.mkv" >"$dir/video.json"
-ffprobe -v error -select_streams a:0 -show_entries stream=time_base -show_entries packet=pts,duration \
+"$ffprobe" -hide_banner -v error -select_streams a:0 -show_entries stream=time_base -show_entries packet=pts,duration \
   -of json "$dir/out.mkv" >"$dir/audio.json"
 
 python3 - "$dir" "$elapsed" "$slack" <<'PY'

@@ -1,13 +1,15 @@
-# Sourced by the bench/h200 run scripts on the GPU machine (repository root, .gl and .gpu
-# carried): Debian's Vulkan loader and glvnd for the NVIDIA ICD, the validation layers, the
-# libraries the binaries link, and the binaries at their build path on the build machine.
+# Sourced by the bench/h200 run scripts on the GPU machine (repository root, .gl and the stage
+# carried: $STAGE, .gpu unless set): Debian's Vulkan loader and glvnd for the NVIDIA ICD, the
+# validation layers, the libraries the binaries link, and the binaries at their build path on
+# the build machine.
 R=$PWD
+stage=${STAGE:-.gpu}
 for f in .gl/*.deb; do case "$f" in *validationlayers*) ;; *) dpkg -x "$f" /;; esac; done; ldconfig
 export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 mkdir -p /tmp/vl /tmp/fclib
 # the validation layers travel only when the tree has room for them (run.sh's test step)
 for f in .gl/vulkan-validationlayers_*.deb; do [ -e "$f" ] && dpkg -x "$f" /tmp/vl; done
-tar -xJf .gpu/libs.tar.xz -C /tmp/fclib
+tar -xJf "$stage/libs.tar.xz" -C /tmp/fclib
 # Only Framecast's binaries see these (Debian 12's FFmpeg and friends): the machine's own
 # Python must keep its own newer libraries.
 FCLIBS=/tmp/fclib:/tmp/vl/usr/lib/x86_64-linux-gnu
@@ -16,8 +18,9 @@ export VK_ICD_FILENAMES=$VK_DRIVER_FILES
 export VK_LAYER_PATH=/tmp/vl/usr/share/vulkan/explicit_layer.d
 # the binaries carry absolute paths of the build machine's checkout
 mkdir -p /work && { [ -e /work/main ] || ln -s "$R" /work/main; }
-build=$(cat .gpu/build-dir 2>/dev/null || echo build-gpu)
-mkdir -p "$build" && cp .gpu/framecast .gpu/vulkan_tests "$build"/
+build=$(cat "$stage/build-dir" 2>/dev/null || echo build-gpu)
+mkdir -p "$build"
+for b in framecast vulkan_tests; do if [ -e "$stage/$b" ]; then cp "$stage/$b" "$build"/; fi; done
 B=$R/$build/framecast
 FC="env LD_LIBRARY_PATH=$FCLIBS $B"
 FCTESTS="env LD_LIBRARY_PATH=$FCLIBS $R/$build/vulkan_tests"

@@ -2,9 +2,11 @@
 // (model, frame size) and computes intermediate frames for one pair at a time.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "framecast/frame.hpp"
@@ -93,8 +95,18 @@ class Backend {
 };
 
 struct BackendRequest {
-  std::string name = "auto";  // auto | cpu | cpu-reference | vulkan
-  int device = -1;            // physical device index for GPU backends; -1 picks the best
+  // A constructor, so that {name, device} stays complete without `cancelled`.
+  BackendRequest(std::string name_ = "auto", int device_ = -1,
+                 std::function<bool()> cancelled_ = {})
+      : name(std::move(name_)), device(device_), cancelled(std::move(cancelled_)) {}
+
+  std::string name;  // auto | cpu | cpu-reference | vulkan
+  int device;        // physical device index for GPU backends; -1 picks the best
+  // Asked (from the calling thread) between the steps of creating a runtime: each GPU kernel
+  // build, each CPU network's setup, which take seconds in all on some drivers; and by CPU
+  // runtimes between the stages of a pair, seconds each on small CPUs. When it says true, the
+  // call throws Error(cancelled), and a pair must be prepared again. Empty: never.
+  std::function<bool()> cancelled;
 };
 
 struct BackendChoice {

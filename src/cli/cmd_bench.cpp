@@ -86,7 +86,7 @@ void run_bench(const BenchOptions& options) {
   // Without --model: random weights of the 240-channel classic student's shape.
   Model model = options.engine.model.empty() ? Model::random_classic(120, 240)
                                              : load_model(options.engine.model);
-  Engine engine(std::move(model), {options.engine.backend, options.engine.device}, runtime);
+  Engine engine(std::move(model), backend_request(options.engine), runtime);
   if (!engine.backend_warning().empty()) warn(engine.backend_warning());
 
   nlohmann::json report = nlohmann::json::array();

@@ -63,6 +63,10 @@ RuntimeOptions runtime_options(const EngineOptions& options) {
   return r;
 }
 
+BackendRequest backend_request(const EngineOptions& options) {
+  return {options.backend, options.device, [] { return interrupted.load(); }};
+}
+
 Model load_model(const std::string& name_or_path) {
   return Model::load(resolve_model(name_or_path), [] { return interrupted.load(); });
 }
@@ -73,7 +77,7 @@ Engine make_engine(const EngineOptions& options) {
 
 Engine make_engine(const EngineOptions& options, const Engine::ModelPicker& pick) {
   const auto runtime = runtime_options(options);  // validates before the model is read
-  Engine engine(pick, {options.backend, options.device}, runtime);
+  Engine engine(pick, backend_request(options), runtime);
   if (!engine.backend_warning().empty()) warn(engine.backend_warning());
   return engine;
 }

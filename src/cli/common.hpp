@@ -26,6 +26,9 @@ void add_engine_options(CLI::App& command, EngineOptions& options, bool with_gua
 
 Precision parse_precision(const std::string& text);
 RuntimeOptions runtime_options(const EngineOptions& options);
+// --backend and --device, and SIGINT/SIGTERM for the runtime's creation (kernel builds), which
+// happens with the first frame, when the job has started.
+BackendRequest backend_request(const EngineOptions& options);
 Model load_model(const std::string& name_or_path);
 // Loads the model, creates the engine, and prints a fallback warning once on stderr.
 Engine make_engine(const EngineOptions& options);

@@ -37,7 +37,7 @@ Engine::Engine(BackendChoice choice, const ModelPicker& pick, const BackendReque
                                               model_.source() + ": " + why);
     backend_warning_ = "the " + backend_->name() + " backend cannot run this model (" + why +
                        "); running on the CPU backend, much slower than a GPU";
-    backend_ = make_backend({"cpu", -1}).backend;
+    backend_ = make_backend({"cpu", -1, backend.cancelled}).backend;
   }
   backend_name_ = backend_->name();
 }

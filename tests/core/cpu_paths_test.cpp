@@ -177,6 +177,53 @@ TEST(CpuPaths, PrecisionsTheCpuCannotRunAreRefused) {
   EXPECT_EQ(refused("cpu", Precision::bf16), cpu_bf16() == CpuBf16::none);
 }
 
+// BackendRequest::cancelled is asked before each network is set up (oneDNN builds its kernels
+// then: about 0.5 s in all for `quality` at 640x360 here): once it says yes, the runtime's
+// creation stops with Error(cancelled) before the next network.
+TEST(CpuPaths, RuntimeCreationStopsBetweenNetworksWhenCancelled) {
+  const auto model_file = testing::golden_dir() / "k3_tfact2_50x38" / "model.json";
+  for (const char* backend : {"cpu", "cpu-reference"}) {
+    SCOPED_TRACE(backend);
+    int asked = 0;
+    Engine engine(Model::load(model_file), {backend, -1, [&] { return ++asked > 1; }});
+    try {
+      engine.runtime(50, 38);
+      ADD_FAILURE() << "the runtime was created despite the cancellation";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::cancelled) << e.what();
+    }
+    EXPECT_EQ(asked, 2);  // block0's network was set up, block1's was not
+  }
+}
+
+// A pair takes seconds on a small CPU (a minute for `quality` at 1080p on this machine's two
+// loaded cores), so the CPU runtime also asks between a pair's stages. A cancelled
+// prepare_pair leaves no pair prepared.
+TEST(CpuPaths, APairStopsBetweenStagesWhenCancelled) {
+  const auto model_file = testing::golden_dir() / "k3_tfact2_50x38" / "model.json";
+  const Frame frame0 = io::test_pattern(50, 38, 0.0f), frame1 = io::test_pattern(50, 38, 2.0f);
+  const auto error_kind = [](auto call) {
+    try {
+      call();
+    } catch (const Error& e) {
+      return e.kind();
+    }
+    ADD_FAILURE() << "no error";
+    return ErrorKind::internal;
+  };
+  bool stop = false;
+  Engine engine(Model::load(model_file), {"cpu", -1, [&] { return stop; }});
+  Runtime& runtime = engine.runtime(50, 38);
+  runtime.prepare_pair(frame0, frame1);
+  stop = true;
+  EXPECT_EQ(error_kind([&] { runtime.mid(0.5f); }), ErrorKind::cancelled);
+  EXPECT_EQ(error_kind([&] { runtime.prepare_pair(frame0, frame1); }), ErrorKind::cancelled);
+  stop = false;
+  EXPECT_EQ(error_kind([&] { runtime.mid(0.5f); }), ErrorKind::internal);  // no pair prepared
+  runtime.prepare_pair(frame0, frame1);
+  EXPECT_EQ(runtime.mid(0.5f).width(), 50);
+}
+
 // The profile lists the pair's stages once, then the last mid's, under the Vulkan runtime's
 // names where the stages are the same.
 TEST(CpuPaths, ProfileListsThePairAndTheMid) {

@@ -1,5 +1,6 @@
 // GPU faults in the middle of `interpolate`'s pipeline: a lost device and exhausted device
-// memory, injected where the Vulkan backend calls the driver. Every Vulkan call goes through
+// memory, injected where the Vulkan backend calls the driver; and a signal while the kernels
+// are built. Every Vulkan call goes through
 // the function table of backends/vulkan/loader.hpp, so a test swaps one entry for a stub
 // that fails after N calls; no test-only code in the library. Each fault must end the job
 // with one Error of the right kind, a one-line message, and nothing under the output name.
@@ -34,6 +35,21 @@ VKAPI_ATTR VkResult VKAPI_CALL exhausted_allocate(VkDevice device, const VkMemor
   return VK_ERROR_OUT_OF_DEVICE_MEMORY;
 }
 
+// SIGINT/SIGTERM as the CLI passes them on: a flag that the engine's BackendRequest and the
+// job's hooks both read. The stub raises it during the third kernel build.
+std::atomic<bool> signalled{false};
+std::atomic<int> kernel_builds{0};
+
+PFN_vkCreateComputePipelines real_create_pipelines = nullptr;
+VKAPI_ATTR VkResult VKAPI_CALL signalling_create_pipelines(VkDevice device, VkPipelineCache cache,
+                                                           std::uint32_t count,
+                                                           const VkComputePipelineCreateInfo* infos,
+                                                           const VkAllocationCallbacks* callbacks,
+                                                           VkPipeline* pipelines) {
+  if (++kernel_builds == 3) signalled = true;
+  return real_create_pipelines(device, cache, count, infos, callbacks, pipelines);
+}
+
 // Swaps a table entry for the test's lifetime.
 template <typename F>
 class Swap {
@@ -53,8 +69,11 @@ class DeviceFaults : public ::testing::Test {
  protected:
   void SetUp() override {
     make_clip("-f lavfi -i testsrc2=s=64x48:r=24:d=1 " + (dir_ / "in.y4m").string());
+    signalled = false;
+    kernel_builds = 0;
     try {
-      engine_.emplace(Model::load(tiny_model(dir_.path())), BackendRequest{"vulkan", -1});
+      engine_.emplace(Model::load(tiny_model(dir_.path())),
+                      BackendRequest{"vulkan", -1, [] { return signalled.load(); }});
     } catch (const Error& e) {
       GTEST_SKIP() << "no Vulkan device: " << e.what();
     }
@@ -66,8 +85,10 @@ class DeviceFaults : public ::testing::Test {
     job.input = (dir_ / "in.y4m").string();
     job.output = (dir_ / "out.mkv").string();
     job.rate = {video::Rational(2), true};
+    video::PipelineHooks hooks;
+    hooks.cancelled = [] { return signalled.load(); };
     try {
-      video::run_interpolation(job, *engine_, {});
+      video::run_interpolation(job, *engine_, hooks);
     } catch (const Error& e) {
       return e;
     }
@@ -101,6 +122,16 @@ TEST_F(DeviceFaults, DeviceLostMidStream) {
   Swap swap(vk::vkQueueSubmit, &lost_submit, real_submit);
   expect_clean_failure(run(), ErrorKind::device, "VK_ERROR_DEVICE_LOST");
   EXPECT_LT(calls_left, 0);
+}
+
+// The runtime's kernels are built with the first frame: seconds in all where the driver
+// compiles slowly, one driver call each. A signal then ends the job after the build in
+// progress, as interrupted, leaving nothing. Before BackendRequest::cancelled the job built
+// every kernel first.
+TEST_F(DeviceFaults, SignalWhileTheKernelsAreBuilt) {
+  Swap swap(vk::vkCreateComputePipelines, &signalling_create_pipelines, real_create_pipelines);
+  expect_clean_failure(run(), ErrorKind::cancelled, "interrupted");
+  EXPECT_EQ(kernel_builds, 3) << "kernels were built after the signal";
 }
 
 TEST_F(DeviceFaults, DeviceMemoryExhausted) {

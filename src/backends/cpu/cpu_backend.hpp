@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "framecast/backend.hpp"
@@ -11,6 +12,8 @@ enum class CpuPath {
   fast,       // oneDNN convolutions over all cores
 };
 
-std::unique_ptr<Backend> make_cpu_backend(CpuPath path);
+// `cancelled` is asked before each network of its runtimes is set up
+// (BackendRequest::cancelled).
+std::unique_ptr<Backend> make_cpu_backend(CpuPath path, std::function<bool()> cancelled = {});
 
 }  // namespace framecast::cpu

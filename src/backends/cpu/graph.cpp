@@ -54,10 +54,11 @@ const PixelPasses& passes(CpuPath path) {
 }  // namespace
 
 CpuRuntime::CpuRuntime(const Model& model, int width, int height, const RuntimeOptions& options,
-                       CpuPath path)
+                       CpuPath path, const Cancelled& cancelled)
     : Runtime(width, height),
       model_(model),
       options_(options),
+      cancelled_(cancelled),
       path_(path),
       bf16_(use_bf16(options.precision, path)),
       padded_width_(round_up(width, 16)),
@@ -66,18 +67,22 @@ CpuRuntime::CpuRuntime(const Model& model, int width, int height, const RuntimeO
       half_height_(round_up(height, 32)) {
   if (width <= 0 || height <= 0)
     throw Error(ErrorKind::invalid_argument, "invalid frame size");
-  const auto make_net = path == CpuPath::fast ? make_dnnl_net : make_reference_net;
-  nets_.push_back(make_net(model, {"block0", padded_width_ / 4, padded_height_ / 4,
-                                   model.variant() == Variant::tfact2, bf16_}));
+  const auto make_net = [&](const BlockSpec& block) {
+    throw_if_cancelled(cancelled_);
+    return (path == CpuPath::fast ? make_dnnl_net : make_reference_net)(model, block);
+  };
+  nets_.push_back(make_net({"block0", padded_width_ / 4, padded_height_ / 4,
+                            model.variant() == Variant::tfact2, bf16_}));
   for (const auto& b : model.shape().blocks)
-    nets_.push_back(make_net(model, {"block" + std::to_string(b.index), padded_width_ / b.scale,
-                                     padded_height_ / b.scale, false, bf16_}));
+    nets_.push_back(make_net({"block" + std::to_string(b.index), padded_width_ / b.scale,
+                              padded_height_ / b.scale, false, bf16_}));
   if (options.large_motion)
-    half_net_ = make_net(model, {"block0", half_width_ / 8, half_height_ / 8, false, bf16_});
+    half_net_ = make_net({"block0", half_width_ / 8, half_height_ / 8, false, bf16_});
 }
 
 template <typename F>
 void CpuRuntime::stage(const std::string& name, F&& work) {
+  throw_if_cancelled(cancelled_);
   if (!options_.profile) {
     work();
     return;
@@ -90,6 +95,7 @@ void CpuRuntime::stage(const std::string& name, F&& work) {
 
 void CpuRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
   check_pair(frame0, frame1);
+  prepared_ = false;  // until every stage has run: a cancelled pair is no pair
   profile_.clear();
   pair_profile_.clear();
   depth_ = frame0.depth();

@@ -10,14 +10,17 @@
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/ops_reference.hpp"
 #include "backends/cpu/planes.hpp"
+#include "engine/cancelled.hpp"
 #include "framecast/backend.hpp"
 
 namespace framecast::cpu {
 
 class CpuRuntime final : public Runtime {
  public:
+  // `cancelled` is asked before each network is set up (oneDNN builds its kernels then) and
+  // before each stage of a pair (Error(cancelled); a pair must then be prepared again).
   CpuRuntime(const Model& model, int width, int height, const RuntimeOptions& options,
-             CpuPath path);
+             CpuPath path, const Cancelled& cancelled = {});
 
   void prepare_pair(const Frame& frame0, const Frame& frame1) override;
   void prepare_next(const Frame& next) override;
@@ -28,12 +31,13 @@ class CpuRuntime final : public Runtime {
   bool half_chosen() const noexcept { return half_chosen_; }
 
  private:
-  // Times one stage into the profile when profiling.
+  // Times one stage into the profile when profiling; asks `cancelled_` first.
   template <typename F>
   void stage(const std::string& name, F&& work);
 
   const Model& model_;
   RuntimeOptions options_;
+  Cancelled cancelled_;
   CpuPath path_;
   bool bf16_;  // the oneDNN convs store bfloat16
   int padded_width_, padded_height_;  // the grid: multiples of 16

@@ -319,11 +319,11 @@ std::vector<DeviceCaps> Instance::devices() const {
   return caps;
 }
 
-std::shared_ptr<Context> Context::create(int device) {
-  return std::shared_ptr<Context>(new Context(device));
+std::shared_ptr<Context> Context::create(int device, Cancelled cancelled) {
+  return std::shared_ptr<Context>(new Context(device, std::move(cancelled)));
 }
 
-Context::Context(int device) {
+Context::Context(int device, Cancelled cancelled) : cancelled_(std::move(cancelled)) {
   const auto all = instance_.devices();
   if (all.empty()) throw Error(ErrorKind::device, "no Vulkan device");
   if (device >= int(all.size()))

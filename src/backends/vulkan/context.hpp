@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/vulkan/loader.hpp"
+#include "engine/cancelled.hpp"
 
 namespace framecast::vulkan {
 
@@ -80,7 +81,9 @@ class Context {
  public:
   // device: an index of Instance::devices(), or -1 for the best usable one. Throws
   // Error(device) when there is none, the index is out of range or the device is unusable.
-  static std::shared_ptr<Context> create(int device);
+  // `cancelled` is asked before each kernel build on this device (Pipeline), one driver call
+  // that can take a large part of a second.
+  static std::shared_ptr<Context> create(int device, Cancelled cancelled = {});
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -91,6 +94,7 @@ class Context {
   VkQueue queue() const noexcept { return queue_; }
   const DeviceCaps& caps() const noexcept { return caps_; }
   bool validation() const noexcept { return instance_.validation(); }
+  const Cancelled& cancelled() const noexcept { return cancelled_; }
 
   // A memory type among `type_bits` with all `required` flags, preferring one that also has
   // `preferred`; throws Error(out_of_memory) when none fits.
@@ -99,7 +103,7 @@ class Context {
   VkMemoryPropertyFlags memory_flags(std::uint32_t type) const;
 
  private:
-  explicit Context(int device);
+  Context(int device, Cancelled cancelled);
 
   Instance instance_;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
@@ -107,6 +111,7 @@ class Context {
   VkQueue queue_ = VK_NULL_HANDLE;
   DeviceCaps caps_;
   VkPhysicalDeviceMemoryProperties memory_{};
+  Cancelled cancelled_;
 };
 
 }  // namespace framecast::vulkan

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backends/vulkan/spirv.hpp"
+#include "engine/cancelled.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {
@@ -44,6 +45,7 @@ Pipeline::Pipeline(std::shared_ptr<const Context> context, std::string module, i
       bindings_(bindings),
       push_bytes_(push_bytes),
       per_group_(per_group) {
+  throw_if_cancelled(context_->cancelled());
   const VkDevice device = context_->device();
   if (push_bytes > context_->caps().max_push_constants)
     throw Error(ErrorKind::unsupported, name_ + ": " + std::to_string(push_bytes) +

@@ -35,7 +35,8 @@ class Pipeline {
  public:
   // `module` names an embedded SPIR-V module. `per_group` is how many elements of the
   // dispatch's index space one workgroup covers (e.g. 16x16 pixels x COC channels), from
-  // which dispatches derive their group counts. Throws Error(device) if the driver fails.
+  // which dispatches derive their group counts. Throws Error(device) if the driver fails,
+  // Error(cancelled) without building when the context's `cancelled` says so.
   Pipeline(std::shared_ptr<const Context> context, std::string module, int bindings,
            std::uint32_t push_bytes, const SpecConstants& constants, Extent3 per_group);
   ~Pipeline();

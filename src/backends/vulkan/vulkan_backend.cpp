@@ -27,8 +27,9 @@ class VulkanBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_vulkan_backend(int device, bool hardware_only) {
-  auto context = Context::create(device);
+std::unique_ptr<Backend> make_vulkan_backend(int device, bool hardware_only,
+                                             std::function<bool()> cancelled) {
+  auto context = Context::create(device, std::move(cancelled));
   if (hardware_only && context->caps().type == VK_PHYSICAL_DEVICE_TYPE_CPU)
     throw Error(ErrorKind::device, "the only Vulkan device is " + context->caps().name +
                                        ", a software rasterizer slower than the CPU backend");

@@ -5,6 +5,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -17,7 +18,9 @@ namespace framecast::vulkan {
 // The backend on physical device `device` (-1: the best one). Throws Error(device) when there
 // is no loader, no device, or the index is out of range, and with `hardware_only` when the
 // device is a software rasterizer (llvmpipe/lavapipe): `auto` must not pick one silently.
-std::unique_ptr<Backend> make_vulkan_backend(int device, bool hardware_only = false);
+// `cancelled` is asked before each kernel build of its runtimes (BackendRequest::cancelled).
+std::unique_ptr<Backend> make_vulkan_backend(int device, bool hardware_only = false,
+                                             std::function<bool()> cancelled = {});
 
 // One block per physical device (name, ids, driver, software or hardware, f16 and 16-bit
 // storage, subgroup size, shared memory, cooperative matrix), or one line saying why there is
