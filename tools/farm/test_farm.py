@@ -1,0 +1,185 @@
+"""framecast-farm on a real local Dask cluster (worker processes on loopback): segmented jobs
+are the one-piece run, a worker killed mid-segment loses nothing, a corrupt input fails with
+framecast's one-line error naming the file. FRAMECAST_BINARY names the framecast to run."""
+import io
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+from pathlib import Path
+
+import dask
+from distributed import Client, LocalCluster
+
+from framecast_farm import driver, plan
+
+FRAMECAST = os.environ.get("FRAMECAST_BINARY", "framecast")
+FARM = Path(__file__).with_name("framecast-farm")
+# The fastest engine settings and lossless codecs (FFV1 in Matroska; H.264 at CRF 0 in MP4,
+# with B-frames and an edit list): decoded frames compare exactly.
+ENGINE = ["--model", "slim", "--codec", "ffv1"]
+ENGINE_MP4 = ["--model", "slim", "--codec", "libx264", "--crf", "0"]
+
+
+def ffmpeg(*args):
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", *args], check=True)
+
+
+def framemd5(path, stream):
+    """Per frame (video decoded) or per packet (audio copied): timestamp, size and MD5."""
+    codec = [] if stream == "v" else ["-c", "copy"]
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", f"0:{stream}", *codec,
+                        "-f", "framemd5", "-"], capture_output=True, text=True, check=True)
+    return [line for line in r.stdout.splitlines() if not line.startswith("#")]
+
+
+def children(pid):
+    """The processes whose parent is pid."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+class Farm(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+        self.addCleanup(self.tmp.cleanup)
+
+    def clip(self, name, seconds, size="128x96", audio="flac"):
+        """testsrc2 (moving) with a sine track in Matroska, the video starting at 0.023 s
+        like a real file's."""
+        path = self.dir / name
+        ffmpeg("-f", "lavfi", "-i", f"testsrc2=s={size}:r=24:d={seconds}",
+               "-f", "lavfi", "-i", f"sine=d={seconds}", "-c:v", "ffv1", "-c:a", audio,
+               "-output_ts_offset", "0.023", str(path))
+        return path
+
+    def whole_run(self, source, output, engine=ENGINE):
+        subprocess.run([FRAMECAST, "interpolate", "-i", str(source), "-o", str(output),
+                        "--factor", "2", "--backend", "cpu", "--progress", "none", *engine],
+                       check=True)
+
+    def cluster(self, workers):
+        with dask.config.set({"distributed.scheduler.allowed-failures": 3}):
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address=None)
+        self.addCleanup(cluster.close)
+        client = Client(cluster)
+        self.addCleanup(client.close)
+        return client
+
+    def assert_same_video_and_audio(self, joined, whole):
+        """The whole run's decoded frames at its timestamps; the source's audio packets (MP4
+        stores their durations differently from Matroska's milliseconds: sizes and MD5s)."""
+        self.assertEqual(framemd5(joined, "v"), framemd5(whole, "v"))
+
+        def payload(path):
+            return [line.split(",")[-2:] for line in framemd5(path, "a")]
+        self.assertEqual(payload(joined), payload(self.source))
+        if joined.suffix == ".mkv":
+            self.assertEqual(framemd5(joined, "a"), framemd5(self.source, "a"))
+
+    def test_segments_join_to_the_whole_run(self):
+        self.source = self.clip("in.mkv", 3)
+        self.whole_run(self.source, self.dir / "whole.mkv")
+        client = self.cluster(3)
+        log = io.StringIO()
+        results = driver.run(client, [plan.FileJob(self.source, self.dir / "out.mkv")],
+                             driver.Options(framecast=FRAMECAST, args=["--factor", "2", *ENGINE],
+                                            segments=5, backend="cpu"), log)
+        self.assertEqual(results[0].error, "", log.getvalue())
+        self.assertEqual(results[0].frames, 144)
+        self.assert_same_video_and_audio(self.dir / "out.mkv", self.dir / "whole.mkv")
+        workers = client.scheduler_info()["workers"].values()
+        self.assertTrue(all(w["resources"].get("GPU") == 0 for w in workers))  # lavapipe is not one
+        self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["in.mkv", "out.mkv", "whole.mkv"])
+
+    def test_killed_worker_loses_nothing(self):
+        self.source = self.clip("in.mkv", 4, "192x144", "aac")  # FLAC in MP4 is experimental
+        self.whole_run(self.source, self.dir / "whole.mp4", ENGINE_MP4)
+        client = self.cluster(3)
+        starts, killed = [], {}
+
+        def kill_when_writing(event):
+            # The first attempt of segment 1, once framecast has its output open: SIGKILL to
+            # the worker process, as a machine lost mid-segment.
+            part = Path(event["part"])
+            deadline = time.monotonic() + 20
+            while not any(p.name.startswith("." + part.stem + ".partial-") for p in part.parent.iterdir()):
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.01)
+            killed["framecast"] = children(event["pid"])
+            os.kill(event["pid"], signal.SIGKILL)
+            killed["worker"] = event["pid"]
+
+        def on_event(event):
+            if event["event"] == "start" and event["key"].endswith("-0-1"):
+                starts.append(event)
+                if len(starts) == 1:
+                    threading.Thread(target=kill_when_writing, args=(event,)).start()
+
+        log = io.StringIO()
+        results = driver.run(client, [plan.FileJob(self.source, self.dir / "out.mp4")],
+                             driver.Options(framecast=FRAMECAST, args=["--factor", "2", *ENGINE_MP4],
+                                            segments=3, backend="cpu"), log, on_event)
+        self.assertEqual(results[0].error, "", log.getvalue())
+        self.assertIn("worker", killed, "the worker was not killed mid-segment")
+        self.assertEqual(len(starts), 2, log.getvalue())  # killed, then retried elsewhere
+        self.assertNotEqual(starts[1]["pid"], killed["worker"])
+        self.assertIn("segment 1/3 restarted", log.getvalue())
+        self.assertEqual(results[0].frames, 192)
+        self.assert_same_video_and_audio(self.dir / "out.mp4", self.dir / "whole.mp4")
+        self.assertEqual(len(killed["framecast"]), 1)  # the killed attempt's framecast died too
+        self.assertFalse(alive(killed["framecast"][0]))
+        self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["in.mkv", "out.mp4", "whole.mp4"])
+
+    def test_corrupt_input_names_the_file(self):
+        videos = self.dir / "videos"
+        videos.mkdir()
+        ffmpeg("-f", "lavfi", "-i", "testsrc2=s=128x96:r=24:d=4", "-c:v", "libx264",
+               "-movflags", "+faststart", str(self.dir / "full.mp4"))
+        data = (self.dir / "full.mp4").read_bytes()
+        (videos / "bad.mp4").write_bytes(data[:len(data) // 2])  # index first, data cut
+        self.source = self.clip("videos/good.mkv", 1)
+        out = self.dir / "out"
+        r = subprocess.run([str(FARM), "-i", str(videos), "-o", str(out), "--factor", "2",
+                            "--workers", "2", "--segments", "2", "--retries", "1", "--container", "mkv",
+                            "--framecast", FRAMECAST, "--backend", "cpu", "--", *ENGINE],
+                           capture_output=True, text=True, timeout=100)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        failed = [line for line in r.stderr.splitlines() if "failed: " in line]
+        self.assertTrue(failed, r.stderr)
+        self.assertIn("bad.mp4: failed: segment ", failed[0])
+        self.assertIn("framecast: error: ", failed[0])
+        self.assertIn("truncated", failed[0])
+        self.assertIn("1 of 2 files done", r.stderr)
+        self.assertEqual(sorted(p.name for p in out.iterdir()), ["good.mkv"])  # nothing hidden, no bad.mkv
+        self.whole_run(self.source, self.dir / "whole.mkv")
+        self.assert_same_video_and_audio(out / "good.mkv", self.dir / "whole.mkv")
+
+
+if __name__ == "__main__":
+    unittest.main()
