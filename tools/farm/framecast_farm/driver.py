@@ -32,6 +32,13 @@ class FileResult:
     error: str = ""
 
 
+def part_extension(output):
+    """Parts are Matroska, whose timestamps segments keep exactly (an MP4 part's are moved
+    by a fraction of a millisecond by the B-frame delay); framecast picks the same codec for
+    mkv as for mp4 and mov (H.264), and webm (VP9) is Matroska too."""
+    return "webm" if output.suffix.lower() == ".webm" else "mkv"
+
+
 def uses_gpus(client, backend):
     gpus = sum(w.get("resources", {}).get("GPU", 0)
                for w in client.scheduler_info()["workers"].values())
@@ -55,30 +62,7 @@ def run(client, jobs, options, stream, on_event=None):
     gpu = uses_gpus(client, options.backend)
     token = uuid.uuid4().hex[:8]
     files, owner = [], {}  # owner: task key -> (file, segment index)
-    for i, job in enumerate(jobs):
-        f = _File(job, FileResult(str(job.input), str(job.output)))
-        files.append(f)
-        try:
-            n = options.segments or plan.segment_count(probe.duration_s(job.input),
-                                                       options.segment_seconds)
-        except probe.ProbeError as e:
-            f.result.error = str(e)
-            stream.write(f"framecast-farm: {job.input}: failed: {e}\n")
-            continue
-        f.result.segments = n
-        f.work_dir = job.output.parent / f".{job.output.name}.farm-{token}"
-        f.work_dir.mkdir(parents=True)
-        for k in range(n):
-            spec = SegmentSpec(str(job.input), str(f.work_dir / f"part-{k:05d}"),
-                               job.output.suffix.lstrip("."), k, n, options.framecast, gpu,
-                               list(options.args))
-            key = f"framecast-{token}-{i}-{k}"
-            owner[key] = (f, k)
-            # Earlier files first, so finished outputs appear while later ones still run.
-            f.futures.append(client.submit(run_segment, spec, key=key, retries=options.retries,
-                                           resources={"GPU": 1} if gpu else None,
-                                           priority=-i, pure=False))
-    progress = Progress(sum(len(f.futures) for f in files), stream)
+    progress = Progress(stream)
 
     def on_task_event(event):
         msg = event[1]
@@ -95,7 +79,32 @@ def run(client, jobs, options, stream, on_event=None):
         else:
             progress.report(msg["key"], msg["frames"], msg["total"])
 
+    # Before any task starts: the scheduler does not replay earlier events to a subscriber.
     client.subscribe_topic(EVENTS, on_task_event)
+    for i, job in enumerate(jobs):
+        f = _File(job, FileResult(str(job.input), str(job.output)))
+        files.append(f)
+        try:
+            n = options.segments or plan.segment_count(probe.duration_s(job.input),
+                                                       options.segment_seconds)
+        except probe.ProbeError as e:
+            f.result.error = str(e)
+            stream.write(f"framecast-farm: {job.input}: failed: {e}\n")
+            continue
+        f.result.segments = n
+        f.work_dir = job.output.parent / f".{job.output.name}.farm-{token}"
+        f.work_dir.mkdir(parents=True)
+        progress.add(n)
+        for k in range(n):
+            spec = SegmentSpec(str(job.input), str(f.work_dir / f"part-{k:05d}"),
+                               part_extension(job.output), k, n, options.framecast, gpu,
+                               list(options.args))
+            key = f"framecast-{token}-{i}-{k}"
+            owner[key] = (f, k)
+            # Earlier files first, so finished outputs appear while later ones still run.
+            f.futures.append(client.submit(run_segment, spec, key=key, retries=options.retries,
+                                           resources={"GPU": 1} if gpu else None,
+                                           priority=-i, pure=False))
     try:
         _collect(client, files, owner, progress, stream)
     finally:

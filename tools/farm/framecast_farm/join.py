@@ -35,8 +35,9 @@ def join(parts, source, output, work_dir, frames):
     list_path.write_text(listing)
     tmp = output.with_name(f".{output.name}.{uuid.uuid4().hex[:8]}{output.suffix}")
     cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y",
-           # The concat demuxer starts the video at 0: -itsoffset puts it back at the first
-           # frame's time (-output_ts_offset would move the source's audio too).
+           # ffmpeg starts the source's streams where a whole run's copies start (its first
+           # stream at 0); the concat demuxer starts the video at 0, and -itsoffset puts it
+           # back at its first frame's time (-output_ts_offset would move the audio too).
            "-itsoffset", f"{float(start):.9f}",
            "-f", "concat", "-safe", "0", "-i", str(list_path), "-i", str(source),
            "-map", "0:v", "-map", "1", "-map", "-1:v", "-map_metadata", "1", "-map_chapters", "1",

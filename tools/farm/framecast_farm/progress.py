@@ -13,8 +13,8 @@ class Progress:
     """Updated from the client's event thread (task starts and reports) and the driver's loop
     (finished segments); read by the driver's loop once a second."""
 
-    def __init__(self, segments, stream=sys.stderr):
-        self.segments = segments
+    def __init__(self, stream=sys.stderr):
+        self.segments = 0
         self.stream = stream
         self.lock = threading.Lock()
         self.start = time.monotonic()
@@ -22,6 +22,10 @@ class Progress:
         self.attempts = {}  # key -> starts seen
         self.done_segments = 0
         self.done_frames = 0
+
+    def add(self, segments):
+        with self.lock:
+            self.segments += segments
 
     def started(self, key):
         with self.lock:

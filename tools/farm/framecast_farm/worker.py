@@ -75,8 +75,10 @@ class PartResult:
 
 def _die_with_worker():
     # A worker killed (SIGKILL, lost node) must not leave framecast running: it would still
-    # write a part. SIGTERM lets framecast remove its temporary file.
+    # write a part. SIGTERM lets framecast remove its temporary file, which a SIGPIPE from
+    # its progress on the dead worker's pipe would not.
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
 
 
 def run_segment(spec):
