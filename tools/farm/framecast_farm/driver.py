@@ -106,7 +106,7 @@ def run(client, jobs, options, stream, on_event=None):
                                            resources={"GPU": 1} if gpu else None,
                                            priority=-i, pure=False))
     try:
-        _collect(client, files, owner, progress, stream)
+        _collect(client, files, owner, progress)
     finally:
         client.unsubscribe_topic(EVENTS)
         for f in files:
@@ -116,7 +116,7 @@ def run(client, jobs, options, stream, on_event=None):
     return [f.result for f in files]
 
 
-def _collect(client, files, owner, progress, stream):
+def _collect(client, files, owner, progress):
     pending = as_completed([x for f in files for x in f.futures])
     last = time.monotonic()
     while not pending.is_empty():
@@ -140,8 +140,8 @@ def _collect(client, files, owner, progress, stream):
 
 def _fail(client, f, k, error, progress):
     if isinstance(error, KilledWorker):
-        error = "lost: every worker that ran it died (more often than the scheduler's " \
-                "distributed.scheduler.allowed-failures)"
+        error = (f"lost: the workers running it died more than {error.args[2]} times "
+                 "(the scheduler's distributed.scheduler.allowed-failures)")
     f.result.error = f"segment {k}/{f.result.segments}: {error}"
     progress.print(f"{f.job.input}: failed: {f.result.error}")
     client.cancel([x for x in f.futures if not x.done()])
