@@ -179,6 +179,57 @@ class Farm(unittest.TestCase):
         self.assertEqual(killed["left"], [])  # removed its temporary file, wrote no part
         self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["in.mkv", "out.mp4", "whole.mp4"])
 
+    def test_gpus_come_from_each_workers_framecast_info(self):
+        # A framecast whose info lists two hardware GPUs (and a software one), and whose
+        # interpolate logs the device it was given and runs on the CPU: one worker with two
+        # threads must declare GPU=2 and run each segment on a device no other task holds.
+        fake = self.dir / "framecast-2gpus"
+        log = self.dir / "devices.log"
+        fake.write_text(f"""#!/bin/bash
+if [ "$1" = info ]; then
+  echo '{{"vulkan": {{"devices": [{{"index": 0, "hardware": true, "usable": true}},
+    {{"index": 1, "hardware": true, "usable": true}}, {{"index": 2, "hardware": false, "usable": true}}]}}}}'
+  exit
+fi
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --backend) shift 2;;
+    --device) device=$2; shift 2;;
+    *) args+=("$1"); shift;;
+  esac
+done
+start=$(date +%s.%N)
+{FRAMECAST} "${{args[@]}}" --backend cpu
+status=$?
+echo "$device $start $(date +%s.%N)" >> {log}
+exit $status
+""")
+        fake.chmod(0o755)
+        self.source = self.clip("in.mkv", 2)
+        self.whole_run(self.source, self.dir / "whole.mkv")
+        with dask.config.set({"distributed.scheduler.allowed-failures": 3}):
+            cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
+                                   host="127.0.0.1", dashboard_address=None)
+        self.addCleanup(cluster.close)
+        client = Client(cluster)
+        self.addCleanup(client.close)
+        out = io.StringIO()
+        results = driver.run(client, [plan.FileJob(self.source, self.dir / "out.mkv")],
+                             driver.Options(framecast=str(fake), args=["--factor", "2", *ENGINE],
+                                            segments=4), out)
+        self.assertEqual(results[0].error, "", out.getvalue())
+        [worker] = client.scheduler_info()["workers"].values()
+        self.assertEqual(worker["resources"], {"GPU": 2})
+        runs = [line.split() for line in log.read_text().splitlines()]
+        self.assertEqual(len(runs), 4)
+        self.assertEqual({device for device, _, _ in runs}, {"0", "1"})
+        for device in "01":
+            spans = sorted((float(a), float(b)) for d, a, b in runs if d == device)
+            for (_, end), (start, _) in zip(spans, spans[1:]):
+                self.assertLessEqual(end, start)  # one task at a time per GPU
+        self.assert_same_video_and_audio(self.dir / "out.mkv", self.dir / "whole.mkv")
+
     def test_corrupt_input_names_the_file(self):
         videos = self.dir / "videos"
         videos.mkdir()
