@@ -1,9 +1,7 @@
 """What runs on a Dask worker: its GPUs, from its own `framecast info --json`, and one task
 per segment, which runs `framecast interpolate --segment K/N` into a file of its own."""
-import ctypes
 import json
 import os
-import signal
 import subprocess
 import threading
 import time
@@ -73,12 +71,12 @@ class PartResult:
     frames: int
 
 
-def _die_with_worker():
-    # A worker killed (SIGKILL, lost node) must not leave framecast running: it would still
-    # write a part. SIGTERM lets framecast remove its temporary file, which a SIGPIPE from
-    # its progress on the dead worker's pipe would not.
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+# A worker killed (SIGKILL, a lost node) must not leave framecast running: it would still
+# write a part. util-linux's setpriv sets the parent-death signal and execs framecast (no
+# preexec_fn, unsafe in the worker's threads); SIGTERM lets framecast remove its temporary
+# file. SIGPIPE stays ignored as in Python (restore_signals=False), since a SIGPIPE from its
+# progress on the dead worker's pipe would kill it before it could.
+DIE_WITH_WORKER = ["setpriv", "--pdeathsig", "TERM"]
 
 
 def run_segment(spec):
@@ -90,7 +88,7 @@ def run_segment(spec):
     pool = worker.plugins[PLUGIN] if spec.gpu else None
     device = pool.acquire() if pool else None
     backend = ["--backend", "vulkan", "--device", str(device)] if pool else ["--backend", "cpu"]
-    cmd = [spec.framecast, "interpolate", "-i", spec.input, "-o", part,
+    cmd = [*DIE_WITH_WORKER, spec.framecast, "interpolate", "-i", spec.input, "-o", part,
            "--segment", f"{spec.index}/{spec.count}", "--progress", "json", *backend, *spec.args]
     worker.log_event(EVENTS, {"key": key, "event": "start", "worker": worker.address,
                               "pid": os.getpid(), "part": part})
@@ -98,7 +96,7 @@ def run_segment(spec):
         frames, error = 0, ""
         with subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True,
-                              preexec_fn=_die_with_worker) as proc:
+                              restore_signals=False) as proc:
             for line in proc.stderr:
                 try:
                     report = json.loads(line)
