@@ -179,6 +179,35 @@ class Farm(unittest.TestCase):
         self.assertEqual(killed["left"], [])  # removed its temporary file, wrote no part
         self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["in.mkv", "out.mp4", "whole.mp4"])
 
+    def test_a_stopped_job_leaves_nothing(self):
+        self.source = self.clip("in.mkv", 4, "192x144")
+        farm = subprocess.Popen([str(FARM), "-i", str(self.source), "-o", str(self.dir / "out.mkv"),
+                                 "--factor", "2", "--workers", "2", "--segments", "2",
+                                 "--framecast", FRAMECAST, "--backend", "cpu", "--", *ENGINE],
+                                stderr=subprocess.PIPE, text=True)
+        self.addCleanup(farm.kill)
+        for line in farm.stderr:  # once both segments' framecasts are writing
+            if " 2 running, " in line and " 0 frames" not in line:
+                break
+        farm.send_signal(signal.SIGTERM)
+        self.assertEqual(farm.wait(timeout=60), 130)
+        self.assertIn("framecast-farm: error: interrupted", farm.stderr.read())
+        self.assertEqual([p.name for p in self.dir.iterdir()], ["in.mkv"])  # no part, no output
+
+        def ours():  # processes whose command line names the test's folder
+            found = []
+            for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+                try:
+                    if str(self.dir).encode() in cmdline.read_bytes():
+                        found.append(int(cmdline.parent.name))
+                except OSError:
+                    pass  # gone
+            return found
+        deadline = time.monotonic() + 10
+        while ours() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(ours(), [])  # the local cluster's framecasts stopped with it
+
     def test_gpus_come_from_each_workers_framecast_info(self):
         # A framecast whose info lists two hardware GPUs (and a software one), and whose
         # interpolate logs the device it was given and runs on the CPU: one worker with two

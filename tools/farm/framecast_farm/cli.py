@@ -2,6 +2,7 @@
 import argparse
 import logging
 import shutil
+import signal
 import sys
 
 import dask
@@ -72,8 +73,15 @@ def local_cluster(args):
                             host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
 
 
+def interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv=None):
     args = parse(sys.argv[1:] if argv is None else argv)
+    # SIGTERM (a batch system's stop) cleans up like Ctrl-C: work folders removed, the local
+    # cluster closed, which stops its framecasts.
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         jobs = plan.file_jobs(args.input, args.output, args.container)
     except ValueError as e:
