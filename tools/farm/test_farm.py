@@ -284,5 +284,32 @@ exit $status
         self.assert_same_video_and_audio(out / "good.mkv", self.dir / "whole.mkv")
 
 
+class Plan(unittest.TestCase):
+    """Which files a submission holds and where they go; no cluster."""
+
+    def test_outputs_never_replace_inputs_or_each_other(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            videos = Path(tmp)
+            for name in ("a.mkv", "b.avi", "notes.txt", ".hidden.mkv"):
+                (videos / name).write_bytes(b"")
+            jobs = plan.file_jobs(videos, videos / "out")
+            self.assertEqual([(j.input.name, j.output.name) for j in jobs],
+                             [("a.mkv", "a.mkv"), ("b.avi", "b.mkv")])
+            self.assertEqual(plan.file_jobs(videos / "a.mkv", videos / "x.mp4")[0].output.name, "x.mp4")
+            for source, destination, message in (
+                    (videos, videos, "is an input"),
+                    (videos / "a.mkv", videos / "a.mkv", "is an input"),
+                    (videos / "a.mkv", videos / "a.avi", "write .mkv, .mp4, .mov or .webm"),
+                    (videos / "missing.mkv", videos / "x.mkv", "no such file")):
+                with self.assertRaisesRegex(ValueError, message):
+                    plan.file_jobs(source, destination)
+            (videos / "b.mkv").write_bytes(b"")
+            with self.assertRaisesRegex(ValueError, "would both be written to .*b.mkv"):
+                plan.file_jobs(videos, videos / "out")
+
+    def test_segments_of_about_a_minute(self):
+        self.assertEqual([plan.segment_count(d, 60) for d in (1, 89, 91, 7200)], [1, 1, 2, 120])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -27,13 +27,15 @@ def file_jobs(source, destination, container=None):
     Paths are absolute: workers run elsewhere, and ffmpeg's concat list is read from its own
     folder."""
     source, destination = Path(source).absolute(), Path(destination).absolute()
+    if not source.exists():
+        raise ValueError(f"{source}: no such file or folder")
     if not source.is_dir():
         if destination.is_dir():
-            return [FileJob(source, destination / _name(source, container))]
+            return _checked([FileJob(source, destination / _name(source, container))])
         if destination.suffix.lower() not in JOINABLE:
             raise ValueError(f"{destination}: write .mkv, .mp4, .mov or .webm (the parts are "
                              "joined by stream copy)")
-        return [FileJob(source, destination)]
+        return _checked([FileJob(source, destination)])
     if destination.exists() and not destination.is_dir():
         raise ValueError(f"{destination}: the output of a folder must be a folder")
     videos = sorted(p for p in source.iterdir()
@@ -41,7 +43,22 @@ def file_jobs(source, destination, container=None):
                     and p.suffix.lower() in VIDEO_EXTENSIONS)
     if not videos:
         raise ValueError(f"{source}: holds no video files")
-    return [FileJob(v, destination / _name(v, container)) for v in videos]
+    return _checked([FileJob(v, destination / _name(v, container)) for v in videos])
+
+
+def _checked(jobs):
+    """Refuses a job that would replace an input or another job's output."""
+    inputs = {job.input.resolve() for job in jobs}
+    outputs = {}
+    for job in jobs:
+        out = job.output.resolve()
+        if out in inputs:
+            raise ValueError(f"{job.output}: is an input; choose another output name")
+        if out in outputs:
+            raise ValueError(f"{outputs[out].input} and {job.input} would both be written to "
+                             f"{job.output}; give --container or another folder")
+        outputs[out] = job
+    return jobs
 
 
 def _name(video, container):

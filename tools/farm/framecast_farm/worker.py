@@ -20,7 +20,10 @@ class SegmentFailed(Exception):
 
 def hardware_gpus(framecast):
     """Indices of the usable hardware GPUs that `framecast info --json` lists here."""
-    r = subprocess.run([framecast, "info", "--json"], capture_output=True, text=True)
+    try:
+        r = subprocess.run([framecast, "info", "--json"], capture_output=True, text=True)
+    except FileNotFoundError:
+        raise RuntimeError(f"{framecast}: not found; give --framecast PATH") from None
     if r.returncode != 0:
         raise RuntimeError(f"{framecast} info --json: " + (r.stderr.strip() or f"exit {r.returncode}"))
     devices = json.loads(r.stdout)["vulkan"]["devices"]
@@ -66,9 +69,8 @@ class SegmentSpec:
 
 @dataclass
 class PartResult:
-    index: int
     path: str
-    frames: int
+    frames: int  # as framecast's final report counts them
 
 
 # A worker killed (SIGKILL, a lost node) must not leave framecast running: it would still
@@ -109,7 +111,7 @@ def run_segment(spec):
                                               "total": report.get("total"), "time": time.time()})
         if proc.returncode != 0:
             raise SegmentFailed(error or f"framecast exited with {proc.returncode}")
-        return PartResult(spec.index, part, frames)
+        return PartResult(part, frames)
     finally:
         if pool:
             pool.release(device)
