@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import threading
-import time
 import uuid
 from dataclasses import dataclass, field
 
@@ -97,7 +96,7 @@ def run_segment(spec):
     try:
         frames, error = 0, ""
         with subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True,
+                              stderr=subprocess.PIPE, encoding="utf-8", errors="replace",
                               restore_signals=False) as proc:
             for line in proc.stderr:
                 try:
@@ -108,7 +107,7 @@ def run_segment(spec):
                 if "frames" in report:
                     frames = report["frames"]
                     worker.log_event(EVENTS, {"key": key, "event": "progress", "frames": frames,
-                                              "total": report.get("total"), "time": time.time()})
+                                              "total": report.get("total")})
         if proc.returncode != 0:
             raise SegmentFailed(error or f"framecast exited with {proc.returncode}")
         return PartResult(part, frames)
