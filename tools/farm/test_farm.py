@@ -14,7 +14,7 @@ from pathlib import Path
 import dask
 from distributed import Client, LocalCluster
 
-from framecast_farm import driver, plan
+from framecast_farm import driver, plan, probe
 
 FRAMECAST = os.environ.get("FRAMECAST_BINARY", "framecast")
 FARM = Path(__file__).with_name("framecast-farm")
@@ -117,6 +117,14 @@ class Farm(unittest.TestCase):
     def test_segments_join_to_the_whole_run(self):
         self.source = self.clip("in.mkv", 3)
         self.whole_run(self.source, self.dir / "whole.mkv")
+        # A phone-style file: rotated 90 degrees, with a title, into MP4.
+        rotated = self.dir / "rot.mp4"
+        ffmpeg("-f", "lavfi", "-i", "testsrc2=s=128x96:r=24:d=1", "-c:v", "libx264",
+               str(self.dir / "plain.mp4"))
+        ffmpeg("-i", str(self.dir / "plain.mp4"), "-c", "copy", "-metadata:s:v:0", "rotate=90",
+               "-metadata", "title=Rotated", str(rotated))  # rotate applies on stream copy only
+        (self.dir / "plain.mp4").unlink()
+        self.whole_run(rotated, self.dir / "whole-rot.mp4", ENGINE_MP4)
         client = self.cluster(3)
         log = io.StringIO()
         results = driver.run(client, [plan.FileJob(self.source, self.dir / "out.mkv")],
@@ -125,9 +133,20 @@ class Farm(unittest.TestCase):
         self.assertEqual(results[0].error, "", log.getvalue())
         self.assertEqual(results[0].frames, 144)
         self.assert_same_video_and_audio(self.dir / "out.mkv", self.dir / "whole.mkv")
+        results = driver.run(client, [plan.FileJob(rotated, self.dir / "out-rot.mp4")],
+                             driver.Options(framecast=FRAMECAST, args=["--factor", "2", *ENGINE_MP4],
+                                            segments=2, backend="cpu"), log)
+        self.assertEqual(results[0].error, "", log.getvalue())
+        self.assertEqual(framemd5(self.dir / "out-rot.mp4", "v"), framemd5(self.dir / "whole-rot.mp4", "v"))
+        for path in (self.dir / "whole-rot.mp4", self.dir / "out-rot.mp4"):
+            self.assertEqual(probe.video_rotation(path), 90, path)
+            r = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format_tags=title",
+                                "-of", "csv=p=0", str(path)], capture_output=True, text=True)
+            self.assertEqual(r.stdout.strip(), "Rotated", path)
         workers = client.scheduler_info()["workers"].values()
         self.assertTrue(all(w["resources"].get("GPU") == 0 for w in workers))  # lavapipe is not one
-        self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["in.mkv", "out.mkv", "whole.mkv"])
+        self.assertEqual(sorted(p.name for p in self.dir.iterdir()),
+                         ["in.mkv", "out-rot.mp4", "out.mkv", "rot.mp4", "whole-rot.mp4", "whole.mkv"])
 
     def test_killed_worker_loses_nothing(self):
         self.source = self.clip("in.mkv", 4, "192x144", "aac")  # FLAC in MP4 is experimental

@@ -25,6 +25,13 @@ def concat_list(parts):
     return "\n".join(lines) + "\n", starts[0]
 
 
+def rotation(source):
+    """The concat demuxer drops the parts' display matrix (FFmpeg 5.1): set the source's
+    again (ffmpeg's `rotate` tag takes ffprobe's angle modulo 360)."""
+    degrees = probe.video_rotation(source)
+    return ["-metadata:s:v:0", f"rotate={degrees % 360}"] if degrees else []
+
+
 def join(parts, source, output, work_dir, frames):
     """Writes OUTPUT from the parts (in order) and the source's audio, subtitles, chapters and
     metadata, under a hidden name beside it, renamed into place when complete and holding
@@ -41,7 +48,7 @@ def join(parts, source, output, work_dir, frames):
            "-itsoffset", f"{float(start):.9f}",
            "-f", "concat", "-safe", "0", "-i", str(list_path), "-i", str(source),
            "-map", "0:v", "-map", "1", "-map", "-1:v", "-map_metadata", "1", "-map_chapters", "1",
-           "-c", "copy", str(tmp)]
+           "-c", "copy", *rotation(source), str(tmp)]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:

@@ -42,3 +42,13 @@ def video_frames(path):
     info = _probe(path, "-select_streams", "v:0", "-count_packets",
                   "-show_entries", "stream=nb_read_packets")
     return int(info["streams"][0]["nb_read_packets"])
+
+
+def video_rotation(path):
+    """The video's display rotation in degrees, as ffprobe reports it (0: none)."""
+    info = _probe(path, "-select_streams", "v:0", "-show_entries", "stream_side_data=rotation")
+    for stream in info.get("streams", []):
+        for side in stream.get("side_data_list", []):
+            if "rotation" in side:
+                return int(side["rotation"])
+    return 0
