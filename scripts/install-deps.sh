@@ -9,6 +9,7 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-base-apps
   python3-torch python3-numpy python3-pil
+  python3-distributed
   qemu-user
   clang libclang-rt-14-dev
 )

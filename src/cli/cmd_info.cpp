@@ -1,13 +1,17 @@
-// framecast info: backends, devices and the default model.
+// framecast info: backends, devices and the default model, as text or (--json) for programs
+// such as tools/farm, whose workers declare their GPUs from it.
 #include <omp.h>
 
 #include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
 
 #include "backends/cpu/conv_net.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "framecast/error.hpp"
 #ifdef FRAMECAST_HAVE_VULKAN
+#include "backends/vulkan/context.hpp"
 #include "backends/vulkan/vulkan_backend.hpp"
 #endif
 
@@ -53,11 +57,73 @@ void run_info() {
   for (const char* name : {"fast", "quality", "slim"}) print_model(name);
 }
 
+const char* bf16_name(cpu::CpuBf16 bf16) {
+  switch (bf16) {
+    case cpu::CpuBf16::amx: return "amx";
+    case cpu::CpuBf16::instructions: return "instructions";
+    case cpu::CpuBf16::none: break;
+  }
+  return "none";
+}
+
+// {"devices": [...]}, with "error" when Vulkan cannot list any. "hardware" is what `auto` and
+// the model tier go by: any device that is not a software rasterizer.
+nlohmann::json vulkan_json() {
+#ifdef FRAMECAST_HAVE_VULKAN
+  nlohmann::json devices = nlohmann::json::array();
+  try {
+    const vulkan::Instance instance;
+    for (const auto& d : instance.devices())
+      devices.push_back({{"index", d.index},
+                         {"name", d.name},
+                         {"type", d.type_name()},
+                         {"hardware", !d.software()},
+                         {"usable", d.unusable.empty()},
+                         {"unusable", d.unusable},
+                         {"memory_mib", d.device_local_bytes / (1024 * 1024)},
+                         {"f16", d.f16},
+                         {"cooperative_matrix", d.coop()}});
+  } catch (const std::exception& e) {
+    return {{"devices", devices}, {"error", e.what()}};
+  }
+  return {{"devices", devices}};
+#else
+  return {{"devices", nlohmann::json::array()}, {"error", "Vulkan is not built into this binary"}};
+#endif
+}
+
+nlohmann::json model_json(const std::string& name) {
+  try {
+    const Model model = load_model(name);
+    return {{"file", model.source()},
+            {"variant", variant_name(model.shape().variant)},
+            {"flow_blocks", 1 + model.shape().blocks.size()},
+            {"parameters", model.parameter_count()}};
+  } catch (const Error& e) {
+    return {{"error", e.what()}};
+  }
+}
+
+void run_info_json() {
+  nlohmann::json models;
+  for (const char* name : {"fast", "quality", "slim"}) models[name] = model_json(name);
+  std::cout << nlohmann::json{{"version", "0.1.0"},
+                              {"backends", backend_names()},
+                              {"cpu", {{"threads", omp_get_max_threads()},
+                                       {"bf16", bf16_name(cpu::cpu_bf16())}}},
+                              {"vulkan", vulkan_json()},
+                              {"models", models}}
+                   .dump(2)
+            << "\n";
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "list backends, devices and the shipped models");
-  cmd->callback(run_info);
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "one JSON object: backends, CPU, Vulkan devices, models");
+  cmd->callback([json] { *json ? run_info_json() : run_info(); });
 }
 
 }  // namespace framecast::cli

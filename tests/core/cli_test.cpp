@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "core/test_support.hpp"
 #include "io/image.hpp"
@@ -168,6 +170,27 @@ TEST(InfoCli, ListsBackends) {
   TempDir dir;
   const Result r = run(dir, "info");
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// tools/farm's workers count their GPUs from this object.
+TEST(InfoCli, JsonListsDevicesAndModels) {
+  FILE* pipe = popen((std::string(FRAMECAST_BINARY) + " info --json").c_str(), "r");
+  ASSERT_TRUE(pipe);
+  std::string text;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+  ASSERT_EQ(pclose(pipe), 0);
+  const auto info = nlohmann::json::parse(text);
+  EXPECT_GE(info["cpu"]["threads"].get<int>(), 1);
+  EXPECT_NE(std::find(info["backends"].begin(), info["backends"].end(), "cpu"), info["backends"].end());
+  ASSERT_TRUE(info["vulkan"]["devices"].is_array());
+  for (const auto& d : info["vulkan"]["devices"]) {
+    EXPECT_TRUE(d["hardware"].is_boolean());
+    EXPECT_TRUE(d["usable"].is_boolean());
+    EXPECT_TRUE(d["index"].is_number_integer());
+  }
+  EXPECT_EQ(info["models"]["slim"]["variant"], "classic");
+  EXPECT_EQ(info["models"]["quality"]["flow_blocks"], 3);
 }
 
 }  // namespace
