@@ -69,6 +69,9 @@ class Runtime {
   Runtime(int width, int height) : width_(width), height_(height) {}
   // Throws Error(invalid_argument) unless both frames match this runtime and each other.
   void check_pair(const Frame& frame0, const Frame& frame1) const;
+  // For prepare_next: check_pair(next, next), and Error(internal) unless a pair of next's
+  // depth is prepared (`prepared`, `pair_depth`: the runtime's own record of it).
+  void check_next(const Frame& next, bool prepared, SampleDepth pair_depth) const;
 
  private:
   int width_;

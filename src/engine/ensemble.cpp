@@ -86,9 +86,7 @@ class EnsembleRuntime final : public Runtime {
   }
 
   void prepare_next(const Frame& next) override {
-    check_pair(next, next);
-    if (pair_[1].empty() || pair_[1].depth() != next.depth())
-      throw Error(ErrorKind::internal, "prepare_next() without a prepared pair of its depth");
+    check_next(next, !pair_[1].empty(), pair_[1].depth());
     pair_ = {std::move(pair_[1]), next};
     turned_pair_ = {std::move(turned_pair_[1]), turned(next)};
   }

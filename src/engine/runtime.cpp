@@ -26,4 +26,10 @@ void Runtime::check_pair(const Frame& frame0, const Frame& frame1) const {
                                                  std::to_string(height_));
 }
 
+void Runtime::check_next(const Frame& next, bool prepared, SampleDepth pair_depth) const {
+  check_pair(next, next);
+  if (!prepared || next.depth() != pair_depth)
+    throw Error(ErrorKind::internal, "prepare_next() without a prepared pair of its depth");
+}
+
 }  // namespace framecast

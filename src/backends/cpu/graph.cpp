@@ -114,9 +114,7 @@ void CpuRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
 }
 
 void CpuRuntime::prepare_next(const Frame& next) {
-  check_pair(next, next);
-  if (second_.empty() || second_.depth() != next.depth())
-    throw Error(ErrorKind::internal, "prepare_next() without a prepared pair of its depth");
+  check_next(next, prepared_, depth_);  // a cancelled pair is no pair
   const Frame first = std::move(second_);
   prepare_pair(first, next);
 }

@@ -53,9 +53,7 @@ class GpuEnsemble final : public Runtime {
   }
 
   void prepare_next(const Frame& next) override {
-    check_pair(next, next);
-    if (!prepared_ || deep_ != (next.depth() == SampleDepth::u16))
-      throw Error(ErrorKind::internal, "prepare_next() without a prepared pair of its depth");
+    check_next(next, prepared_, deep_ ? SampleDepth::u16 : SampleDepth::u8);
     timeline_.wait(timeline_.last());
     write_packed_frame(upload_, next, packed_pair_offset(width(), height()));
     submit_upload(true);

@@ -376,10 +376,8 @@ void GraphRuntime::prepare_pair(const Frame& frame0, const Frame& frame1) {
 }
 
 void GraphRuntime::prepare_next(const Frame& next) {
-  check_pair(next, next);
+  check_next(next, second_in_device_, deep_ ? SampleDepth::u16 : SampleDepth::u8);
   const bool deep = next.depth() == SampleDepth::u16;
-  if (!second_in_device_ || deep != deep_)
-    throw Error(ErrorKind::internal, "prepare_next() without an uploaded pair of its depth");
   second_in_device_ = false;
   const std::size_t slot = next_upload_slot();
   write_packed_frame(upload_[slot], next, packed_pair_offset(width(), height()));
