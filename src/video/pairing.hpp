@@ -29,6 +29,11 @@ class FramePairing {
   bool empty() const noexcept { return window_.empty(); }
   std::int64_t cuts() const noexcept { return cuts_; }
   const Scheduler& scheduler() const noexcept { return scheduler_; }
+  // Frames added before the pair being rendered (inside render: its first frame's index).
+  std::int64_t pair_index() const noexcept { return first_index_; }
+  // Starts mid-stream, before the first frame is added: that frame, at `time`, is paired
+  // onwards only, with the slots a whole run gives after it (a segment decoded from a keyframe).
+  void resume_at(Rational time) { scheduler_.resume_after(time); }
 
   // Adds the next frame (its thumbnail when detecting) and calls
   // render(slots, previous, next) for every pair it completes: `previous` is null before the

@@ -24,6 +24,10 @@ using Clock = std::chrono::steady_clock;
 // Few frames in flight: enough to keep every stage busy, little memory at 4K and 16 bits.
 constexpr std::size_t decoded_capacity = 4;
 constexpr std::size_t output_capacity = 8;
+// A segment decodes from a keyframe at least this many source frames before its first output
+// frame: the cut decision of the pair that makes it looks SceneCutDetector::span - 1 frames
+// back, and the rest is slack for timestamps that are not evenly spaced.
+constexpr int seek_lead_frames = 8;
 
 // A decoded frame with its scene-cut thumbnail, made on the decoding thread: the interpolating
 // thread is the pipeline's pace on a GPU, and the thumbnail was its largest host cost.
@@ -104,6 +108,10 @@ class Interpolator {
   // decoding thread, which then stops).
   bool done() const noexcept { return done_; }
 
+  // The source was moved to a keyframe (VideoSource::seek_before): its first frame is paired
+  // onwards only, as in a whole run that reached it.
+  void resume() noexcept { resuming_ = true; }
+
   // False when stopped.
   bool add(DecodedFrame decoded, std::stop_token stop) {
     if (done_) return true;  // decoded before the decoding thread saw done()
@@ -115,6 +123,7 @@ class Interpolator {
       warned_order_ = true;
       return true;
     }
+    if (resuming_ && pairing_.empty()) pairing_.resume_at(frame.time);
     HeldFrame held{std::make_shared<const Frame>(std::move(frame.image)), frame.time, frame.duration};
     return pairing_.add(std::move(held), std::move(decoded.thumbnail),
                         [&](const auto&... pair) { return render(pair..., stop); });
@@ -133,6 +142,12 @@ class Interpolator {
     std::vector<float> ts;
     for (const Slot& s : slots)
       if (s.use == Slot::Use::blend && range_.contains(s.index)) ts.push_back(s.t);
+    if (resuming_ && !checked_start_)
+      for (const Slot& s : slots)
+        if (range_.contains(s.index)) {
+          check_seen_enough(s.index);
+          break;
+        }
     std::vector<Frame> mids;
     if (!ts.empty()) {
       BusyTimer busy(counters_.interpolate_ns);
@@ -156,6 +171,14 @@ class Interpolator {
     return true;
   }
 
+  // A pair's cut decision looks back span - 1 frames: a segment's first pair must have them.
+  void check_seen_enough(std::int64_t index) {
+    checked_start_ = true;
+    if (pairing_.detecting() && pairing_.pair_index() < SceneCutDetector::span - 1)
+      throw Error(ErrorKind::io, name_ + ": its frames before output frame " + std::to_string(index) +
+                                     " are too far apart for a segment to start there exactly");
+  }
+
   Engine& engine_;
   std::shared_ptr<const Frame> last_second_;  // the engine's last pair's second frame
   std::string name_;
@@ -166,6 +189,8 @@ class Interpolator {
   Messages& messages_;
   FramePairing<HeldFrame> pairing_;
   bool warned_order_ = false;
+  bool resuming_ = false;
+  bool checked_start_ = false;
 };
 
 std::string rate_text(Rational rate) {
@@ -231,6 +256,10 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   BoundedQueue<OutputFrame> outputs(output_capacity);
   Interpolator interpolator(engine, source, rate, job.scene_threshold, range, outputs, counters,
                             messages);
+  if (range.begin > 0 && in.frame_rate > Rational(0) &&
+      source.seek_before(in.start + Rational(range.begin) / rate -
+                         Rational(seek_lead_frames) / in.frame_rate))
+    interpolator.resume();
 
   std::mutex mutex;
   std::condition_variable wake;

@@ -85,6 +85,7 @@ std::string progress_json(const Progress& p) {
   if (const double eta = p.eta_s(); eta >= 0.0) j["eta_s"] = round_to(eta, 1);
   if (p.finished) {
     j["finished"] = true;
+    j["decoded"] = p.decode.frames;
     j["synthesized"] = p.synthesized;
     j["scene_cuts"] = p.scene_cuts;
     j["damaged"] = p.damaged;

@@ -41,7 +41,7 @@ std::string progress_line(const Progress& p);
 // The last line: "4800 frames in 01:40 (47.9 fps); 2 scene cuts".
 std::string summary_line(const Progress& p);
 // One JSON object on one line: frames, total, percent, fps, elapsed_s, eta_s, and at the end
-// "finished": true with per-stage frames/s.
+// "finished": true with the source frames decoded and per-stage frames/s.
 std::string progress_json(const Progress& p);
 
 }  // namespace framecast::video

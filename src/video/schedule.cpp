@@ -29,6 +29,10 @@ void check_gap(Rational from, Rational to, Rational rate) {
 
 }  // namespace
 
+bool Scheduler::at_time(Rational at, Rational time) const {
+  return at == time || (at > time ? at - time : time - at) < tolerance_;
+}
+
 std::vector<Slot> Scheduler::add(Rational time, bool cut) {
   if (started_ && time <= last_)
     throw Error(ErrorKind::internal, "scheduler: source timestamps must increase");
@@ -36,11 +40,11 @@ std::vector<Slot> Scheduler::add(Rational time, bool cut) {
   std::vector<Slot> slots;
   for (;; ++next_index_) {
     const Rational at = time_of(next_index_);
-    const bool at_time = at == time || (at > time ? at - time : time - at) < tolerance_;
-    if (at > time && !at_time) break;
+    const bool snapped = at_time(at, time);
+    if (at > time && !snapped) break;
     Slot slot{next_index_, Slot::Use::next, 0.0f};
     // Before the first source frame there is nothing to blend with: the first one is held.
-    if (started_ && !at_time) {
+    if (started_ && !snapped) {
       slot.use = cut ? Slot::Use::previous : Slot::Use::blend;
       slot.t = float(((at - last_) / (time - last_)).to_double());
     }
@@ -49,6 +53,16 @@ std::vector<Slot> Scheduler::add(Rational time, bool cut) {
   started_ = true;
   last_ = time;
   return slots;
+}
+
+void Scheduler::resume_after(Rational time) {
+  // The first output frame add(time) would not have made: after `time` and not snapped to it.
+  const auto made_by_time = [&](std::int64_t n) { return time_of(n) <= time || at_time(time_of(n), time); };
+  std::int64_t n = std::max<std::int64_t>(0, ((time - start_) * rate_).floor());
+  while (made_by_time(n)) ++n;
+  started_ = true;
+  last_ = time;
+  next_index_ = n;
 }
 
 std::vector<Slot> Scheduler::finish(Rational end) {

@@ -35,6 +35,10 @@ class Scheduler {
   // The slots after the last source frame, up to the source's `end` (last timestamp plus
   // its duration): repeats of that frame. The output then lasts as long as the source.
   std::vector<Slot> finish(Rational end);
+  // Starts mid-stream, as a whole run stands once the source frame at `time` was added: for a
+  // segment whose decoding began at a keyframe. That frame's own slots and those before it
+  // are not made.
+  void resume_after(Rational time);
 
   bool started() const noexcept { return started_; }
   Rational last_time() const noexcept { return last_; }
@@ -42,6 +46,8 @@ class Scheduler {
   Rational time_of(std::int64_t index) const;
 
  private:
+  bool at_time(Rational at, Rational time) const;
+
   Rational rate_, start_, tolerance_;
   Rational last_;
   bool started_ = false;

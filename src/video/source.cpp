@@ -108,6 +108,39 @@ VideoSource::VideoSource(const std::string& input, bool strict, Warn warn,
 }
 
 std::optional<SourceFrame> VideoSource::next(const std::function<void(AVPacket&)>& copy) {
+  if (peeked_) {
+    std::optional<SourceFrame> frame = std::move(peeked_);
+    peeked_.reset();
+    return frame;
+  }
+  return decode_next(copy);
+}
+
+bool VideoSource::seek_to(std::int64_t timestamp) {
+  if (avformat_seek_file(format_.get(), video_, INT64_MIN, timestamp, timestamp, 0) < 0) return false;
+  avcodec_flush_buffers(decoder_.get());
+  draining_ = false;
+  return true;
+}
+
+bool VideoSource::seek_before(Rational time) {
+  const AVIOContext* io = format_->pb;
+  if (!io || !(io->seekable & AVIO_SEEKABLE_NORMAL) || time <= info_.start) return false;
+  const Rational time_base = info_.time_base;
+  if (!seek_to(((time + info_.offset) / time_base).floor())) return false;
+  const auto drop = [](AVPacket&) {};
+  peeked_ = decode_next(drop);
+  if (peeked_ && peeked_->time <= time) return true;
+  // The demuxer landed after `time` (an index that is off, or no keyframe before it): start over.
+  peeked_.reset();
+  const AVStream& stream = *format_->streams[video_];
+  const std::int64_t start = stream.start_time != AV_NOPTS_VALUE ? stream.start_time : 0;
+  if (!seek_to(start)) throw Error(ErrorKind::io, name_ + ": cannot seek back to its start");
+  next_time_ = info_.start;
+  return false;
+}
+
+std::optional<SourceFrame> VideoSource::decode_next(const std::function<void(AVPacket&)>& copy) {
   AVFormatContext* context = format_.get();
   for (;;) {
     if (aborted_) throw Error(ErrorKind::cancelled, "interrupted");

@@ -58,6 +58,11 @@ class VideoSource {
   // streams go to `copy` as they are read, with timestamps from the input's start. Throws
   // Error(io) for read errors and truncation, Error(cancelled) after abort().
   std::optional<SourceFrame> next(const std::function<void(AVPacket&)>& copy);
+  // Before the first next(): moves to the keyframe at or before `time` (seconds from the
+  // input's start) so that decoding starts there, when the input is seekable and the keyframe
+  // really lies at or before `time`; else stays at the start and returns false. Packets of
+  // other streams read on the way are dropped: for video-only output.
+  bool seek_before(Rational time);
   // Makes a blocked or later read give up (from another thread).
   void abort() noexcept { aborted_ = true; }
   // Damaged frames skipped so far (read from any thread).
@@ -66,6 +71,8 @@ class VideoSource {
  private:
   bool stopping() const { return aborted_ || (cancelled_ && cancelled_()); }
   std::optional<SourceFrame> take_frame();
+  std::optional<SourceFrame> decode_next(const std::function<void(AVPacket&)>& copy);
+  bool seek_to(std::int64_t timestamp);
   void damaged(const std::string& what);
   void check_complete() const;
 
@@ -82,6 +89,7 @@ class VideoSource {
   AvFramePtr frame_;
   PacketPtr packet_;
   bool draining_ = false;
+  std::optional<SourceFrame> peeked_;  // decoded by seek_before, not yet taken
   Rational next_time_;  // where a frame without a timestamp goes
   Rational last_read_;  // time of the last video packet read, for messages
   std::vector<std::int64_t> shifts_;  // offset in each stream's time base

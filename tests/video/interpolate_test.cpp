@@ -232,6 +232,37 @@ TEST_F(Interpolate, SegmentsJoinToTheWholeRun) {
   }
 }
 
+// A segment starts decoding at a keyframe before its first frame, not at the file's start:
+// H.264 with a keyframe every 8 frames and B-frames, a cut after source frame 29; four
+// segments of 24 output frames joined are the whole run, and the later ones decode less.
+TEST_F(Interpolate, SegmentsDecodeFromAKeyframeBeforeThem) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=2 -f lavfi -i testsrc2=s=160x90:r=24:d=2 "
+            "-filter_complex '[0]trim=end_frame=30[a];[1]trim=end_frame=18,vflip,negate[b];[a][b]concat' "
+            "-c:v libx264 -g 8 -keyint_min 8 -sc_threshold 0 -bf 2 -pix_fmt yuv420p " + path("in.mp4"));
+  const std::string args = "-i " + path("in.mp4") + " --factor 2";
+  const RunResult whole = interpolate(args + " -o " + path("whole.y4m"));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_EQ(final_report(whole)["scene_cuts"], 1);
+  EXPECT_EQ(final_report(whole)["decoded"], 48);
+  std::string joined;
+  for (int k = 0; k < 4; ++k) {
+    const std::string part = path("part" + std::to_string(k) + ".y4m");
+    const RunResult r = interpolate(args + " --segment " + std::to_string(k) + "/4 -o " + part);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(final_report(r)["frames"], 24) << k;
+    // Segment k needs source frames from 12k - 8 on (keyframes at multiples of 8) up to the
+    // decoder's look-ahead past 12k + 12.
+    const int decoded = final_report(r)["decoded"];
+    if (k >= 2) {
+      EXPECT_LE(decoded, 48 - (12 * k - 8) / 8 * 8) << k;
+    }
+    joined += y4m_frames(part);
+  }
+  const std::string expected = y4m_frames(path("whole.y4m"));
+  EXPECT_EQ(joined.size(), expected.size());
+  EXPECT_TRUE(joined == expected);
+}
+
 // The README's join: FFV1 parts concatenated by stream copy, the input's audio muxed once.
 TEST_F(Interpolate, SegmentsJoinByStreamCopy) {
   make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=1 -f lavfi -i sine=d=1 -c:v ffv1 -c:a flac " +

@@ -161,5 +161,46 @@ TEST(Scheduler, TimestampJumpsBeyondTheGapLimitAreDamage) {
   EXPECT_THROW(end.finish(Rational(1140893)), Error);
 }
 
+// A segment starts decoding at a keyframe: resumed after source frame j, the scheduler makes
+// exactly the slots a whole run makes after that frame, for factors that do and do not divide,
+// a start off zero, and Matroska's millisecond timestamps that snap to the output clock.
+TEST(Scheduler, ResumingAfterAFrameMatchesTheWholeRun) {
+  struct Case {
+    Rational in, out, start, tolerance;
+  };
+  const Rational ntsc(24000, 1001);
+  std::vector<Case> cases = {{Rational(24), Rational(48), Rational(0), Rational(0)},
+                             {Rational(24), Rational(60), Rational(1, 3), Rational(0)},
+                             {ntsc, Rational(60000, 1001), Rational(0), Rational(0)},
+                             {Rational(30), Rational(24), Rational(0), Rational(0)}};
+  // 23.976 fps stored in milliseconds: frames land up to 0.5 ms off the exact clock.
+  cases.push_back({ntsc, ntsc * Rational(2), Rational(0), Rational(1, 1000)});
+  for (const Case& c : cases) {
+    std::vector<Rational> times = cfr(c.in, 30, c.start);
+    if (c.tolerance > Rational(0))
+      for (Rational& t : times) t = Rational((t * Rational(1000)).round(), 1000);
+    const Rational end = times.back() + Rational(1) / c.in;
+    Scheduler whole(c.out, c.start, c.tolerance);
+    std::vector<std::vector<Slot>> per_frame;
+    for (const Rational& t : times) per_frame.push_back(whole.add(t, false));
+    const auto tail = whole.finish(end);
+    for (std::size_t j = 0; j + 1 < times.size(); ++j) {
+      SCOPED_TRACE("resumed after frame " + std::to_string(j) + " at " + c.out.str() + " fps");
+      Scheduler part(c.out, c.start, c.tolerance);
+      part.resume_after(times[j]);
+      for (std::size_t k = j + 1; k < times.size(); ++k) {
+        const auto slots = part.add(times[k], false);
+        ASSERT_EQ(slots.size(), per_frame[k].size()) << k;
+        for (std::size_t i = 0; i < slots.size(); ++i) {
+          EXPECT_EQ(slots[i].index, per_frame[k][i].index);
+          EXPECT_EQ(slots[i].use, per_frame[k][i].use);
+          EXPECT_EQ(slots[i].t, per_frame[k][i].t);
+        }
+      }
+      EXPECT_EQ(part.finish(end).size(), tail.size());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace framecast::video

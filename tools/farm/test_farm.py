@@ -199,7 +199,9 @@ class Farm(unittest.TestCase):
         self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["in.mkv", "out.mp4", "whole.mp4"])
 
     def test_a_stopped_job_leaves_nothing(self):
-        self.source = self.clip("in.mkv", 4, "192x144")
+        # long enough that both segments are still writing after framecast's first report
+        # (once a second), although each decodes only from a keyframe before its part
+        self.source = self.clip("in.mkv", 6, "480x272")
         farm = subprocess.Popen([str(FARM), "-i", str(self.source), "-o", str(self.dir / "out.mkv"),
                                  "--factor", "2", "--workers", "2", "--segments", "2",
                                  "--framecast", FRAMECAST, "--backend", "cpu", "--", *ENGINE],
