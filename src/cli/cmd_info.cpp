@@ -44,7 +44,7 @@ const char* bf16_text(cpu::CpuBf16 bf16) {
 }
 
 void run_info() {
-  std::cout << "Framecast 0.1.0\n\nBackends:";
+  std::cout << "Framecast " FRAMECAST_VERSION "\n\nBackends:";
   for (const auto& name : backend_names()) std::cout << " " << name;
   std::cout << "\n\nCPU: " << omp_get_max_threads() << " threads (oneDNN for the fast path); "
             << bf16_text(cpu::cpu_bf16()) << "\n";
@@ -107,7 +107,7 @@ nlohmann::json model_json(const std::string& name) {
 void run_info_json() {
   nlohmann::json models;
   for (const char* name : {"fast", "quality", "slim"}) models[name] = model_json(name);
-  std::cout << nlohmann::json{{"version", "0.1.0"},
+  std::cout << nlohmann::json{{"version", FRAMECAST_VERSION},
                               {"backends", backend_names()},
                               {"cpu", {{"threads", omp_get_max_threads()},
                                        {"bf16", bf16_name(cpu::cpu_bf16())}}},

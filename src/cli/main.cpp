@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   CLI::App app{"Framecast: synthesizes the frames between video frames with a learned optical-flow network."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "framecast 0.1.0");
+  app.set_version_flag("--version", "framecast " FRAMECAST_VERSION);
   // Usage errors, like every other error, are one line (CLI11 adds a second by default).
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return "framecast: error: " + std::string(e.what()) + " (see --help)\n";

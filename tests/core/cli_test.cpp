@@ -172,15 +172,28 @@ TEST(InfoCli, ListsBackends) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
-// tools/farm's workers count their GPUs from this object.
-TEST(InfoCli, JsonListsDevicesAndModels) {
-  FILE* pipe = popen((std::string(FRAMECAST_BINARY) + " info --json").c_str(), "r");
-  ASSERT_TRUE(pipe);
+std::string stdout_of(const std::string& args) {
+  FILE* pipe = popen((std::string(FRAMECAST_BINARY) + " " + args).c_str(), "r");
+  EXPECT_TRUE(pipe);
+  if (!pipe) return "";
   std::string text;
   char buffer[4096];
   while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
-  ASSERT_EQ(pclose(pipe), 0);
-  const auto info = nlohmann::json::parse(text);
+  EXPECT_EQ(pclose(pipe), 0) << args;
+  return text;
+}
+
+// One version, the project's (CMake's project()), wherever the tool shows it.
+TEST(InfoCli, VersionIsTheProjects) {
+  const std::string version = FRAMECAST_VERSION;
+  EXPECT_EQ(stdout_of("--version"), "framecast " + version + "\n");
+  EXPECT_EQ(stdout_of("info").rfind("Framecast " + version + "\n", 0), 0u);
+  EXPECT_EQ(nlohmann::json::parse(stdout_of("info --json"))["version"], version);
+}
+
+// tools/farm's workers count their GPUs from this object.
+TEST(InfoCli, JsonListsDevicesAndModels) {
+  const auto info = nlohmann::json::parse(stdout_of("info --json"));
   EXPECT_GE(info["cpu"]["threads"].get<int>(), 1);
   EXPECT_NE(std::find(info["backends"].begin(), info["backends"].end(), "cpu"), info["backends"].end());
   ASSERT_TRUE(info["vulkan"]["devices"].is_array());
