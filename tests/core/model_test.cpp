@@ -239,14 +239,15 @@ TEST(Model, MalformedJsonAndMissingFiles) {
 }
 
 // The models in assets/models load and validate under their shipped names, with the tiers'
-// shapes: fast = one tfact2 block, quality = block0 plus refinement blocks; "default" = fast.
+// shapes: fast = tfact2 with one light refinement block, quality = block0 plus two
+// refinement blocks; "default" = fast.
 TEST(ShippedModels, LoadUnderTheirNames) {
   const Model fast = Model::load(resolve_model("fast"));
   EXPECT_EQ(fast.shape().variant, Variant::tfact2);
-  EXPECT_TRUE(fast.shape().blocks.empty());
+  EXPECT_EQ(fast.shape().blocks.size(), 1u);
   EXPECT_EQ(resolve_model("default"), resolve_model("fast"));
   const Model quality = Model::load(resolve_model("quality"));
-  EXPECT_GE(quality.shape().blocks.size(), 1u);
+  EXPECT_EQ(quality.shape().blocks.size(), 2u);
   const Model slim = Model::load(resolve_model("slim"));
   EXPECT_LT(slim.parameter_count(), fast.parameter_count());
   try {

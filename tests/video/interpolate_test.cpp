@@ -156,7 +156,7 @@ TEST_F(Interpolate, WithoutAModelTheCpuUsesTheFastModel) {
   const RunResult r = run_framecast("interpolate --backend cpu --progress plain -i " + path("in.y4m") +
                                     " -o " + path("out.y4m") + " --factor 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("model framecast-fast.safetensors (1 flow block, large-motion pass) on the "
+  EXPECT_NE(r.err.find("model framecast-fast.safetensors (2 flow blocks, large-motion pass) on the "
                        "cpu backend"),
             std::string::npos) << r.err;
   EXPECT_EQ(probe(path("out.y4m")).find(AVMEDIA_TYPE_VIDEO)->pts.size(), 12u);
