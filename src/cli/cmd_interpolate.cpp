@@ -24,7 +24,7 @@ struct InterpolateOptions {
   std::optional<int> crf;
   std::string progress = "auto";
   bool strict = false;
-  std::string segment;
+  std::string segment, frames;
 };
 
 // Prints the job's progress on stderr (stdout may carry the video): a line redrawn in place
@@ -103,8 +103,7 @@ video::InterpolateJob make_job(const InterpolateOptions& o) {
   video::InterpolateJob job;
   job.input = o.input;
   job.output = o.output;
-  job.rate = o.fps.empty() ? video::RateRequest{video::parse_rational(o.factor, "--factor"), true}
-                           : video::RateRequest{video::parse_frame_rate(o.fps, "--fps"), false};
+  job.rate = video::parse_rate_request(o.factor, o.fps);
   if (!o.no_scene_detect) {
     if (!(o.scene_threshold > 0.0 && o.scene_threshold <= 1.0))
       throw Error(ErrorKind::invalid_argument, "--scene-threshold must be in (0, 1]");
@@ -113,6 +112,7 @@ video::InterpolateJob make_job(const InterpolateOptions& o) {
   job.strict = o.strict;
   job.encoder = {o.codec, o.crf, o.preset};
   if (!o.segment.empty()) job.segment = video::parse_segment(o.segment, "--segment");
+  if (!o.frames.empty()) job.frames = video::parse_frame_range(o.frames, "--frames");
   return job;
 }
 
@@ -160,11 +160,7 @@ void add_interpolate_command(CLI::App& app) {
   auto* fps = cmd->add_option("--fps", options->fps,
                               "output frames per second: 60, 59.94 (= 60000/1001), 60000/1001");
   factor->excludes(fps);
-  cmd->callback([options] {
-    if (options->factor.empty() == options->fps.empty())
-      throw Error(ErrorKind::invalid_argument, "give --factor or --fps");
-    run_interpolate(*options);
-  });
+  cmd->callback([options] { run_interpolate(*options); });
   add_engine_options(*cmd, options->engine);
   auto* threshold = cmd->add_option("--scene-threshold", options->scene_threshold,
                                     "scene-cut score above which no frame is blended (0..1]")
@@ -182,10 +178,15 @@ void add_interpolate_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "plain", "json", "none"}))
       ->capture_default_str();
   cmd->add_flag("--strict", options->strict, "stop at damaged input frames instead of bridging them");
-  cmd->add_option("--segment", options->segment,
-                  "K/N: write only part K (0..N-1) of N equal parts of the output frames, with the "
-                  "whole run's frames, timestamps and scene cuts; video only (mux the input's "
-                  "audio and subtitles once, after joining the parts)");
+  auto* segment = cmd->add_option(
+      "--segment", options->segment,
+      "K/N: write only part K (0..N-1) of N equal parts of the output frames, with the "
+      "whole run's frames, timestamps and scene cuts; video only (mux the input's "
+      "audio and subtitles once, after joining the parts)");
+  cmd->add_option("--frames", options->frames,
+                  "B:E or B: (to the end): write only output frames B to E-1, as --segment does; "
+                  "`framecast plan` gives parts that decode least")
+      ->excludes(segment);
 }
 
 }  // namespace framecast::cli

@@ -10,5 +10,6 @@ void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_tune_command(CLI::App& app);  // Vulkan conv autotuning
 void add_interpolate_command(CLI::App& app);  // with FRAMECAST_HAVE_VIDEO
+void add_plan_command(CLI::App& app);         // with FRAMECAST_HAVE_VIDEO
 
 }  // namespace framecast::cli

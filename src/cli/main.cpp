@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   framecast::cli::add_tune_command(app);
 #ifdef FRAMECAST_HAVE_VIDEO
   framecast::cli::add_interpolate_command(app);
+  framecast::cli::add_plan_command(app);
 #endif
   try {
     app.parse(argc, argv);

@@ -24,10 +24,6 @@ using Clock = std::chrono::steady_clock;
 // Few frames in flight: enough to keep every stage busy, little memory at 4K and 16 bits.
 constexpr std::size_t decoded_capacity = 4;
 constexpr std::size_t output_capacity = 8;
-// A segment decodes from a keyframe at least this many source frames before its first output
-// frame: the cut decision of the pair that makes it looks SceneCutDetector::span - 1 frames
-// back, and the rest is slack for timestamps that are not evenly spaced.
-constexpr int seek_lead_frames = 8;
 
 // A decoded frame with its scene-cut thumbnail, made on the decoding thread: the interpolating
 // thread is the pipeline's pace on a GPU, and the thumbnail was its largest host cost.
@@ -208,21 +204,41 @@ Rational output_rate(const RateRequest& request, const VideoSource& source) {
   return source.info().frame_rate * request.value;
 }
 
-// The output frames this run writes: all, or the job's segment of those the input's declared
-// duration gives (every run of the job computes the same boundaries from it).
-FrameRange output_range(const InterpolateJob& job, const VideoSource& source, Rational rate) {
-  if (!job.segment) return {};
+// The output frames of a whole run by the input's declared duration: what parts are cut from.
+std::int64_t whole_output_frames(const VideoSource& source, Rational rate) {
   if (source.info().duration <= Rational(0))
     throw Error(ErrorKind::invalid_argument,
                 source.name() + ": its duration is unknown, so it cannot be cut into segments");
-  return segment_frames(*job.segment, output_frame_count(source.info().duration, rate));
+  return output_frame_count(source.info().duration, rate);
 }
 
-std::string segment_text(const InterpolateJob& job, const FrameRange& range) {
-  if (!job.segment) return "";
-  return ", segment " + std::to_string(job.segment->index) + "/" + std::to_string(job.segment->count) +
-         " (output frames " + std::to_string(range.begin) + " to " +
-         (range.end ? std::to_string(*range.end - 1) : "the end") + ", video only)";
+// The output frames this run writes: all, the job's explicit part, or its segment of those
+// the input's declared duration gives (every run of the job computes the same boundaries).
+FrameRange output_range(const InterpolateJob& job, const VideoSource& source, Rational rate) {
+  if (job.frames) return *job.frames;
+  if (!job.segment) return {};
+  return segment_frames(*job.segment, whole_output_frames(source, rate));
+}
+
+std::string part_text(const InterpolateJob& job, const FrameRange& range) {
+  if (!job.segment && !job.frames) return "";
+  std::string text = ", segment";
+  if (job.segment) {
+    text += ' ';
+    text += std::to_string(job.segment->index);
+    text += '/';
+    text += std::to_string(job.segment->count);
+  }
+  text += " (output frames ";
+  text += std::to_string(range.begin);
+  text += " to ";
+  text += range.end ? std::to_string(*range.end - 1) : std::string("the end");
+  return text + ", video only)";
+}
+
+// Seconds from the input's start where output frame `index` is shown.
+Rational output_time(const VideoSource& source, Rational rate, std::int64_t index) {
+  return source.info().start + Rational(index) / rate;
 }
 
 void refuse_same_file(const InterpolateJob& job) {
@@ -233,6 +249,12 @@ void refuse_same_file(const InterpolateJob& job) {
 
 }  // namespace
 
+RateRequest parse_rate_request(const std::string& factor, const std::string& fps) {
+  if (factor.empty() == fps.empty()) throw Error(ErrorKind::invalid_argument, "give --factor or --fps");
+  return fps.empty() ? RateRequest{parse_rational(factor, "--factor"), true}
+                     : RateRequest{parse_frame_rate(fps, "--fps"), false};
+}
+
 Progress run_interpolation(const InterpolateJob& job, Engine& engine, const PipelineHooks& hooks) {
   refuse_same_file(job);
   Messages messages;
@@ -241,14 +263,15 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   const SourceInfo& in = source.info();
   const Rational rate = output_rate(job.rate, source);
   const FrameRange range = output_range(job, source, rate);
-  VideoSink sink(job.output, source, rate, job.encoder, warn, hooks.cancelled, job.segment.has_value());
+  const bool part = job.segment || job.frames;
+  VideoSink sink(job.output, source, rate, job.encoder, warn, hooks.cancelled, part);
   if (hooks.started)
     hooks.started(source.name() + ": " + in.codec + " " + std::to_string(in.width) + "x" +
                   std::to_string(in.height) + " " + av_get_pix_fmt_name(in.pixel_format) + " " +
                   rate_text(in.frame_rate) + " fps -> " + (job.output == "-" ? "stdout" : job.output) +
                   ": " + sink.description() + " " + rate_text(rate) + " fps, " + engine.backend_name() +
                   " backend" + (job.scene_threshold ? "" : ", no scene detection") +
-                  segment_text(job, range));
+                  part_text(job, range));
   messages.forward(hooks.warning);
 
   Counters counters;
@@ -257,7 +280,7 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   Interpolator interpolator(engine, source, rate, job.scene_threshold, range, outputs, counters,
                             messages);
   if (range.begin > 0 && in.frame_rate > Rational(0) &&
-      source.seek_before(in.start + Rational(range.begin) / rate -
+      source.seek_before(output_time(source, rate, range.begin) -
                          Rational(seek_lead_frames) / in.frame_rate))
     interpolator.resume();
 
@@ -360,6 +383,27 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   if (failure) std::rethrow_exception(failure);
   sink.commit();
   return snapshot(true);
+}
+
+SegmentPlan plan_segments(const std::string& input, const RateRequest& rate_request,
+                          std::int64_t count) {
+  VideoSource source(input, false, [](const std::string&) {});
+  SegmentPlan plan;
+  plan.rate = output_rate(rate_request, source);
+  plan.total = whole_output_frames(source, plan.rate);
+  plan.key_frames = source.scan_key_frames();
+  // A part starting at the first output frame at least seek_lead_frames after a key frame
+  // decodes from that key frame (a source without a frame rate is not sought in).
+  std::vector<std::int64_t> cheap_starts;
+  const Rational frame_rate = source.info().frame_rate;
+  for (const Rational& key : plan.key_frames) {
+    if (frame_rate <= Rational(0)) break;
+    const Rational first = (key + Rational(seek_lead_frames) / frame_rate - source.info().start) * plan.rate;
+    const std::int64_t start = first.floor() + (Rational(first.floor()) == first ? 0 : 1);  // ceil
+    if (start > 0 && (cheap_starts.empty() || start > cheap_starts.back())) cheap_starts.push_back(start);
+  }
+  plan.parts = plan_parts(plan.total, count, cheap_starts);
+  return plan;
 }
 
 }  // namespace framecast::video

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "framecast/engine.hpp"
 #include "video/encoding.hpp"
@@ -20,6 +21,8 @@ struct RateRequest {
   Rational value;
   bool factor = true;
 };
+// From --factor and --fps as typed, exactly one of them non-empty; else Error(invalid_argument).
+RateRequest parse_rate_request(const std::string& factor, const std::string& fps);
 
 struct InterpolateJob {
   std::string input;   // path, URL, or "-" for yuv4mpeg on stdin
@@ -28,10 +31,23 @@ struct InterpolateJob {
   std::optional<double> scene_threshold;  // empty: no scene-cut detection
   bool strict = false;                    // damaged input frames are errors
   EncoderSettings encoder;
-  // Write only this part of the output frames, video only (see segment.hpp). Every source
-  // frame from the start is decoded, so cut decisions have their whole-run history.
+  // Write only this part of the output frames, video only (see segment.hpp): segment K of N
+  // equal parts, or explicit output frames (a plan's). Decoding starts at a key frame before
+  // the part, early enough that cut decisions and timestamps are the whole run's.
   std::optional<Segment> segment;
+  std::optional<FrameRange> frames;
 };
+
+// Where to cut a job into parts: the output rate, the whole run's frame count by the declared
+// duration, the video's key frames (seconds from the input's start), and `count` parts whose
+// boundaries sit just after key frames where one is near the equal split.
+struct SegmentPlan {
+  Rational rate;
+  std::int64_t total = 0;
+  std::vector<Rational> key_frames;
+  std::vector<FrameRange> parts;
+};
+SegmentPlan plan_segments(const std::string& input, const RateRequest& rate, std::int64_t count);
 
 struct PipelineHooks {
   std::function<bool()> cancelled;                            // polled; true stops the job

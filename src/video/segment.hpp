@@ -7,8 +7,14 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace framecast::video {
+
+// A part's decoding starts at the key frame at least this many source frames before its first
+// output frame: the cut decision of the pair that makes that frame looks
+// SceneCutDetector::span - 1 frames back, and the rest is slack for uneven timestamps.
+constexpr int seek_lead_frames = 8;
 
 // Part `index` (0-based) of `count`.
 struct Segment {
@@ -31,5 +37,16 @@ struct FrameRange {
 // runs to the stream's real end, so the parts cover every frame exactly once even where the
 // declared duration is off by a few frames. Throws Error(invalid_argument) when N > total.
 FrameRange segment_frames(Segment segment, std::int64_t total);
+
+// "B:E" (output frames B to E - 1) or "B:" (B to the end), 0 <= B < E: an explicit part, as
+// `framecast plan` gives them. Throws Error(invalid_argument) naming `what`.
+FrameRange parse_frame_range(std::string_view text, std::string_view what);
+
+// `count` parts of `total` output frames whose boundaries move from the equal split to the
+// nearest of `cheap_starts` (increasing output frames where a part decodes from a key frame
+// with nothing to spare) that lies within an eighth of a part; the last part runs to the end.
+// Throws Error(invalid_argument) when count > total.
+std::vector<FrameRange> plan_parts(std::int64_t total, std::int64_t count,
+                                   const std::vector<std::int64_t>& cheap_starts);
 
 }  // namespace framecast::video

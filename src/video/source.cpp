@@ -140,6 +140,27 @@ bool VideoSource::seek_before(Rational time) {
   return false;
 }
 
+std::vector<Rational> VideoSource::scan_key_frames() {
+  AVFormatContext* context = format_.get();
+  const AVRational time_base = context->streams[video_]->time_base;
+  std::vector<Rational> keys;
+  for (;;) {
+    const int read = av_read_frame(context, packet_.get());
+    if (read == AVERROR_EXIT) throw Error(ErrorKind::cancelled, "interrupted");
+    if (read < 0) {
+      // Damaged data mid-file is skipped as decoding would; anything else ends the scan.
+      if (read == AVERROR_INVALIDDATA && !(context->pb && avio_feof(context->pb))) continue;
+      break;
+    }
+    const AVPacket& packet = *packet_;
+    if (packet.stream_index == video_ && (packet.flags & AV_PKT_FLAG_KEY) && packet.pts != AV_NOPTS_VALUE)
+      keys.push_back(stream_time(packet.pts, time_base) - info_.offset);
+    av_packet_unref(packet_.get());
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
 std::optional<SourceFrame> VideoSource::decode_next(const std::function<void(AVPacket&)>& copy) {
   AVFormatContext* context = format_.get();
   for (;;) {

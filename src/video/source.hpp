@@ -63,6 +63,9 @@ class VideoSource {
   // really lies at or before `time`; else stays at the start and returns false. Packets of
   // other streams read on the way are dropped: for video-only output.
   bool seek_before(Rational time);
+  // The video's key frames (seconds from the input's start, increasing), from its packets
+  // read to the end without decoding: for planning, on a source that then is not decoded.
+  std::vector<Rational> scan_key_frames();
   // Makes a blocked or later read give up (from another thread).
   void abort() noexcept { aborted_ = true; }
   // Damaged frames skipped so far (read from any thread).

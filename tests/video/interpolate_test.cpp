@@ -263,6 +263,43 @@ TEST_F(Interpolate, SegmentsDecodeFromAKeyframeBeforeThem) {
   EXPECT_TRUE(joined == expected);
 }
 
+// `framecast plan` moves a boundary to just after a key frame where one is near the equal
+// split: 4 s at 24 fps with a key frame every 12 frames, doubled, in 2 parts. The equal split
+// (output frame 96) would decode from key frame 36 and drop 4 frames more than the lead of 8;
+// the planned boundary, output frame 88 (source frame 44 = 36 + 8), wastes none. The parts made
+// with --frames join to the whole run.
+TEST_F(Interpolate, PlannedPartsStartJustAfterAKeyFrame) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=4 -c:v libx264 -g 12 -keyint_min 12 "
+            "-sc_threshold 0 -bf 2 -pix_fmt yuv420p " + path("in.mp4"));
+  const RunResult plan =
+      run_framecast("plan -i " + path("in.mp4") + " --factor 2 --segments 2 > " + path("plan.json"));
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const auto j = nlohmann::json::parse(std::ifstream(path("plan.json")));
+  EXPECT_EQ(j["rate"], "48");
+  EXPECT_EQ(j["frames"], 192);
+  EXPECT_EQ(j["key_frames"], 8);
+  ASSERT_EQ(j["parts"].size(), 2u);
+  EXPECT_EQ(j["parts"][0]["frames"], "0:88");
+  EXPECT_EQ(j["parts"][1]["frames"], "88:");
+  EXPECT_TRUE(j["parts"][1]["end"].is_null());
+
+  const std::string args = "-i " + path("in.mp4") + " --factor 2";
+  ASSERT_EQ(interpolate(args + " -o " + path("whole.y4m")).exit_code, 0);
+  std::string joined;
+  for (int k = 0; k < 2; ++k) {
+    const std::string part = path("part" + std::to_string(k) + ".y4m");
+    const RunResult r = interpolate(args + " --frames " + j["parts"][k]["frames"].get<std::string>() +
+                                    " -o " + part);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(final_report(r)["frames"], k == 0 ? 88 : 104);
+    joined += y4m_frames(part);
+  }
+  EXPECT_EQ(final_report(interpolate(args + " --frames 88: -o " + path("again.y4m")))["decoded"], 96 - 36);
+  const std::string expected = y4m_frames(path("whole.y4m"));
+  EXPECT_EQ(joined.size(), expected.size());
+  EXPECT_TRUE(joined == expected);
+}
+
 // The README's join: FFV1 parts concatenated by stream copy, the input's audio muxed once.
 TEST_F(Interpolate, SegmentsJoinByStreamCopy) {
   make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=1 -f lavfi -i sine=d=1 -c:v ffv1 -c:a flac " +
@@ -301,6 +338,13 @@ TEST_F(Interpolate, BadSegmentsAreOneLine) {
     EXPECT_NE(r.err.find("--segment must be K/N"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+  for (const std::string frames : {"5:3", "4:4", "x:", "7"}) {
+    const RunResult r = interpolate(io + " --frames " + frames);
+    EXPECT_EQ(r.exit_code, 2) << frames;
+    EXPECT_NE(r.err.find("--frames must be B:E or B:"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_NE(interpolate(io + " --frames 0:4 --segment 0/2").exit_code, 0);  // one or the other
   const RunResult many = interpolate(io + " --segment 0/25");  // 24 output frames
   EXPECT_EQ(many.exit_code, 2);
   EXPECT_NE(many.err.find("cannot cut 24 output frames into 25 segments"), std::string::npos) << many.err;

@@ -241,6 +241,7 @@ if [ "$1" = info ]; then
     {{"index": 1, "hardware": true, "usable": true}}, {{"index": 2, "hardware": false, "usable": true}}]}}}}'
   exit
 fi
+[ "$1" = plan ] && exec {FRAMECAST} "$@"
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -330,6 +331,11 @@ class Plan(unittest.TestCase):
 
     def test_segments_of_about_a_minute(self):
         self.assertEqual([plan.segment_count(d, 60) for d in (1, 89, 91, 7200)], [1, 1, 2, 120])
+
+    def test_framecast_plan_gets_the_rate_options(self):
+        self.assertEqual(plan.rate_args(["--model", "slim", "--factor", "2", "--crf", "18"]),
+                         ["--factor", "2"])
+        self.assertEqual(plan.rate_args(["--fps=60000/1001", "--codec", "ffv1"]), ["--fps=60000/1001"])
 
 
 if __name__ == "__main__":

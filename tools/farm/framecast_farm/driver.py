@@ -10,7 +10,8 @@ from distributed.scheduler import KilledWorker
 
 from framecast_farm import join, plan, probe
 from framecast_farm.progress import Progress
-from framecast_farm.worker import EVENTS, PLUGIN, FramecastGPUs, SegmentSpec, run_segment
+from framecast_farm.worker import (EVENTS, PLUGIN, FramecastGPUs, SegmentFailed, SegmentSpec,
+                                   plan_parts, run_segment)
 
 
 @dataclass
@@ -81,23 +82,34 @@ def run(client, jobs, options, stream, on_event=None):
 
     # Before any task starts: the scheduler does not replay earlier events to a subscriber.
     client.subscribe_topic(EVENTS, on_task_event)
-    for i, job in enumerate(jobs):
+    plans = {}  # file -> future of its parts' output frames, planned where framecast runs
+    for job in jobs:
         f = _File(job, FileResult(str(job.input), str(job.output)))
         files.append(f)
         try:
             n = options.segments or plan.segment_count(probe.duration_s(job.input),
                                                        options.segment_seconds)
         except probe.ProbeError as e:
-            f.result.error = str(e)
-            stream.write(f"framecast-farm: {job.input}: failed: {e}\n")
+            _fail_file(f, str(e), stream)
             continue
-        f.result.segments = n
-        f.work_dir = job.output.parent / f".{job.output.name}.farm-{token}"
+        plans[f] = client.submit(plan_parts, options.framecast, str(job.input),
+                                 plan.rate_args(options.args), n, retries=options.retries,
+                                 pure=False)
+    for i, f in enumerate(files):
+        if f not in plans:
+            continue
+        try:
+            parts = plans[f].result()
+        except (SegmentFailed, KilledWorker) as e:
+            _fail_file(f, f"plan: {e}", stream)
+            continue
+        n = f.result.segments = len(parts)
+        f.work_dir = f.job.output.parent / f".{f.job.output.name}.farm-{token}"
         f.work_dir.mkdir(parents=True)
         progress.add(n)
         for k in range(n):
-            spec = SegmentSpec(str(job.input), str(f.work_dir / f"part-{k:05d}"),
-                               part_extension(job.output), k, n, options.framecast, gpu,
+            spec = SegmentSpec(str(f.job.input), str(f.work_dir / f"part-{k:05d}"),
+                               part_extension(f.job.output), k, parts[k], options.framecast, gpu,
                                list(options.args))
             key = f"framecast-{token}-{i}-{k}"
             owner[key] = (f, k)
@@ -114,6 +126,11 @@ def run(client, jobs, options, stream, on_event=None):
             if f.work_dir:
                 shutil.rmtree(f.work_dir, ignore_errors=True)
     return [f.result for f in files]
+
+
+def _fail_file(f, error, stream):
+    f.result.error = error
+    stream.write(f"framecast-farm: {f.job.input}: failed: {error}\n")
 
 
 def _collect(client, files, owner, progress):

@@ -16,6 +16,18 @@ class FileJob:
     segments: int = 0  # set once the file is probed
 
 
+def rate_args(args):
+    """The output rate options (--factor F or --fps R, either spelling) among framecast
+    interpolate's `args`: what `framecast plan` needs of them."""
+    picked = []
+    for i, arg in enumerate(args):
+        if arg in ("--factor", "--fps") and i + 1 < len(args):
+            picked += [arg, args[i + 1]]
+        elif arg.startswith(("--factor=", "--fps=")):
+            picked.append(arg)
+    return picked
+
+
 def segment_count(duration_s, segment_s):
     """Segments of about segment_s seconds of input; at least one."""
     return max(1, round(duration_s / segment_s))

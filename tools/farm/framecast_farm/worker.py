@@ -1,5 +1,6 @@
-"""What runs on a Dask worker: its GPUs, from its own `framecast info --json`, and one task
-per segment, which runs `framecast interpolate --segment K/N` into a file of its own."""
+"""What runs on a Dask worker: its GPUs, from its own `framecast info --json`, a file's plan
+(`framecast plan`: where its parts start), and one task per segment, which runs `framecast
+interpolate --frames B:E` into a file of its own."""
 import json
 import os
 import subprocess
@@ -14,7 +15,8 @@ EVENTS = "framecast-farm"  # the Dask event topic of task starts and progress
 
 
 class SegmentFailed(Exception):
-    """framecast failed on the segment; the message is framecast's own one-line error."""
+    """framecast failed on the segment or the plan; the message is framecast's own one-line
+    error."""
 
 
 def hardware_gpus(framecast):
@@ -60,7 +62,7 @@ class SegmentSpec:
     part_stem: str  # the part is PART_STEM.<attempt>.EXT in the job's work folder
     ext: str
     index: int
-    count: int
+    frames: str  # the part's output frames, "B:E" or "B:" (framecast plan)
     framecast: str
     gpu: bool  # run on a GPU from the FramecastGPUs pool, else on the CPU backend
     args: list = field(default_factory=list)  # more `framecast interpolate` options
@@ -80,6 +82,17 @@ class PartResult:
 DIE_WITH_WORKER = ["setpriv", "--pdeathsig", "TERM"]
 
 
+def plan_parts(framecast, video, rate_args, count):
+    """The "B:E" output frames of `count` parts of the file, from `framecast plan` run where
+    the file and framecast are: boundaries just after key frames where one is near."""
+    r = subprocess.run([framecast, "plan", "-i", video, *rate_args, "--segments", str(count)],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if r.returncode != 0:
+        lines = r.stderr.strip().splitlines()
+        raise SegmentFailed(lines[-1] if lines else f"framecast plan exited with {r.returncode}")
+    return [part["frames"] for part in json.loads(r.stdout)["parts"]]
+
+
 def run_segment(spec):
     """Runs one segment. Each attempt writes its own file (framecast writes it under a hidden
     name and renames it when complete), so a lost attempt cannot touch a retry's part."""
@@ -90,7 +103,7 @@ def run_segment(spec):
     device = pool.acquire() if pool else None
     backend = ["--backend", "vulkan", "--device", str(device)] if pool else ["--backend", "cpu"]
     cmd = [*DIE_WITH_WORKER, spec.framecast, "interpolate", "-i", spec.input, "-o", part,
-           "--segment", f"{spec.index}/{spec.count}", "--progress", "json", *backend, *spec.args]
+           "--frames", spec.frames, "--progress", "json", *backend, *spec.args]
     worker.log_event(EVENTS, {"key": key, "event": "start", "worker": worker.address,
                               "pid": os.getpid(), "part": part})
     try:
