@@ -5,7 +5,8 @@
 // Scheduler turns into output slots as the pipeline does (frames that do not follow their
 // predecessor in time are dropped). Bad input must end in framecast::Error; the slots must
 // number the output frames 0, 1, 2, ... at strictly increasing timestamps, blends at t in
-// (0, 1).
+// (0, 1). A file is also planned and sought in as segments are: its key frames come in
+// increasing order, and a seek that succeeds decodes from at or before the time asked.
 #include <unistd.h>
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "framecast/error.hpp"
 #include "video/schedule.hpp"
@@ -66,6 +68,21 @@ void run(const std::string& input) {
   if (last) slots(scheduler.finish(last->time + last->duration));
 }
 
+// `framecast plan`'s key-frame scan, then a segment's seek to the middle key frame.
+void run_seek(const std::string& input) {
+  using namespace framecast::video;
+  const std::vector<Rational> keys = VideoSource(input, false, [](const std::string&) {}).scan_key_frames();
+  for (std::size_t i = 1; i < keys.size(); ++i) check(keys[i - 1] <= keys[i]);
+  VideoSource source(input, false, [](const std::string&) {});
+  const Rational target = keys.empty() ? Rational(1) : keys[keys.size() / 2] + Rational(1, 100);
+  const bool sought = source.seek_before(target);
+  for (int n = 0; n < 3; ++n) {
+    const auto frame = source.next([](AVPacket&) {});
+    if (!frame) break;
+    if (n == 0 && sought) check(frame->time <= target);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -75,6 +92,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     run(stdin_path ? "-" : "/proc/self/fd/" + std::to_string(memory));
   } catch (const framecast::Error&) {
+  }
+  if (!stdin_path) {
+    try {
+      run_seek("/proc/self/fd/" + std::to_string(memory));
+    } catch (const framecast::Error&) {
+    }
   }
   return 0;
 }
