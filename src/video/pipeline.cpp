@@ -241,6 +241,13 @@ Rational output_time(const VideoSource& source, Rational rate, std::int64_t inde
   return source.info().start + Rational(index) / rate;
 }
 
+// How far before a part's first output frame its decoding must start (seek_lead_frames
+// source frames); none without a frame rate, and such a source is decoded from its start.
+std::optional<Rational> seek_lead(const VideoSource& source) {
+  if (source.info().frame_rate <= Rational(0)) return std::nullopt;
+  return Rational(seek_lead_frames) / source.info().frame_rate;
+}
+
 void refuse_same_file(const InterpolateJob& job) {
   std::error_code ec;
   if (job.input != "-" && job.output != "-" && std::filesystem::equivalent(job.input, job.output, ec))
@@ -279,9 +286,8 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   BoundedQueue<OutputFrame> outputs(output_capacity);
   Interpolator interpolator(engine, source, rate, job.scene_threshold, range, outputs, counters,
                             messages);
-  if (range.begin > 0 && in.frame_rate > Rational(0) &&
-      source.seek_before(output_time(source, rate, range.begin) -
-                         Rational(seek_lead_frames) / in.frame_rate))
+  if (const auto lead = seek_lead(source);
+      range.begin > 0 && lead && source.seek_before(output_time(source, rate, range.begin) - *lead))
     interpolator.resume();
 
   std::mutex mutex;
@@ -392,16 +398,15 @@ SegmentPlan plan_segments(const std::string& input, const RateRequest& rate_requ
   plan.rate = output_rate(rate_request, source);
   plan.total = whole_output_frames(source, plan.rate);
   plan.key_frames = source.scan_key_frames();
-  // A part starting at the first output frame at least seek_lead_frames after a key frame
-  // decodes from that key frame (a source without a frame rate is not sought in).
+  // A part starting at the first output frame at least the seek lead after a key frame
+  // decodes from that key frame.
   std::vector<std::int64_t> cheap_starts;
-  const Rational frame_rate = source.info().frame_rate;
-  for (const Rational& key : plan.key_frames) {
-    if (frame_rate <= Rational(0)) break;
-    const Rational first = (key + Rational(seek_lead_frames) / frame_rate - source.info().start) * plan.rate;
-    const std::int64_t start = first.floor() + (Rational(first.floor()) == first ? 0 : 1);  // ceil
-    if (start > 0 && (cheap_starts.empty() || start > cheap_starts.back())) cheap_starts.push_back(start);
-  }
+  if (const auto lead = seek_lead(source))
+    for (const Rational& key : plan.key_frames) {
+      const Rational first = (key + *lead - source.info().start) * plan.rate;
+      const std::int64_t start = first.floor() + (Rational(first.floor()) == first ? 0 : 1);  // ceil
+      if (start > 0 && (cheap_starts.empty() || start > cheap_starts.back())) cheap_starts.push_back(start);
+    }
   plan.parts = plan_parts(plan.total, count, cheap_starts);
   return plan;
 }

@@ -148,10 +148,12 @@ std::vector<Rational> VideoSource::scan_key_frames() {
     const int read = av_read_frame(context, packet_.get());
     if (read == AVERROR_EXIT) throw Error(ErrorKind::cancelled, "interrupted");
     if (read < 0) {
-      // Damaged data mid-file is skipped as decoding would; anything else ends the scan.
-      if (read == AVERROR_INVALIDDATA && !(context->pb && avio_feof(context->pb))) continue;
-      break;
+      // Damaged data mid-file is skipped, and bounded, as decoding does; else the scan ends.
+      if (read != AVERROR_INVALIDDATA || (context->pb && avio_feof(context->pb))) break;
+      damaged("unreadable data while looking for key frames");
+      continue;
     }
+    damaged_in_a_row_ = 0;
     const AVPacket& packet = *packet_;
     if (packet.stream_index == video_ && (packet.flags & AV_PKT_FLAG_KEY) && packet.pts != AV_NOPTS_VALUE)
       keys.push_back(stream_time(packet.pts, time_base) - info_.offset);
