@@ -1,0 +1,48 @@
+#!/bin/bash
+# Two builds of Framecast against each other on the H200 in one call, for kernel work: the
+# build prepare.sh staged and a baseline binary at .gpu/base/framecast (e.g. main's, built
+# before the change; it uses the same libraries). Each build tunes into its own cache and
+# shows its best variants per trunk plane with the driver's statistics; then both bench each
+# model alternately, the staged build's 1080p mid is profiled, and its Vulkan kernel and
+# runtime tests run on the NVIDIA driver.
+#
+#   bash bench/h200/binary_ab.sh [MODEL...]   (default: fast quality)
+#
+# Carry .gl and .gpu (prepare.sh, then copy the baseline binary in). Output: $OUT/log.txt.
+set -u
+exec > >(tee "$OUT/log.txt") 2>&1
+source bench/h200/setup.sh
+models=${*:-fast quality}
+BASE="env LD_LIBRARY_PATH=$FCLIBS XDG_CACHE_HOME=/tmp/fccache-base $R/.gpu/base/framecast"
+build_of() { if [[ $1 == base ]]; then echo "$BASE"; else echo "$FC"; fi; }
+
+step setup
+date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+$FC info | head -4
+
+step "correctness: the staged build's kernel and runtime tests on the NVIDIA driver"
+timeout 150 $FCTESTS --gtest_brief=1 \
+  --gtest_filter='Kernels*:Choices*:Variants*:VulkanRuntime*:LazyMids*' 2>&1 | tail -15
+
+for which in base new; do
+  for m in $models; do
+    step "tune $m with the $which build, 1920x1080, f16"
+    timeout 120 $(build_of $which) tune --model "$m" --size 1920x1080 --precision f16 --show 4
+  done
+done
+
+step "bench: base, new, base, new; device time per 1080p mid, pass on"
+for m in $models; do
+  for which in base new base new; do
+    echo "-- $m $which"
+    timeout 60 $(build_of $which) bench --backend vulkan --model "$m" --precision f16 \
+      --warmup 5 --runs 30 --size 1920x1080 | grep "mids/s"
+  done
+done
+
+for which in base new; do
+  step "where fast's 1080p mid goes with the $which build (--profile, pass on)"
+  timeout 60 $(build_of $which) bench --backend vulkan --model fast --precision f16 --warmup 3 \
+    --runs 10 --profile --size 1920x1080
+done
+step done
