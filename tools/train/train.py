@@ -339,6 +339,12 @@ def parse_data(spec):
         sys.exit(f"--data {name}: {e}")
 
 
+def data_seed(seed, run_id, mix, rank):
+    """The seed of a data mix's generators: each run, mix and data-parallel rank its own
+    batches."""
+    return seed * 7919 + zlib.crc32((run_id + repr(mix)).encode()) % 100000 + 100003 * rank
+
+
 def lr_at(args, step, frac):
     warm = min(1.0, (step + 1) / max(1, args.warmup))
     cos = 0.5 * (1 + math.cos(math.pi * min(1.0, frac)))
@@ -470,8 +476,7 @@ def main():
             real_frac = knobs.pop("real", 0.0)
             if knobs["size"] % 16:
                 sys.exit(f"--data {m.name}: size {knobs['size']} is not a multiple of 16")
-            seed = (args.seed * 7919 + zlib.crc32((args.run_id + repr(key)).encode()) % 100000
-                    + 100003 * ranks.rank)  # each rank its own batches
+            seed = data_seed(args.seed, args.run_id, key, ranks.rank)
             real = None
             if real_frac:
                 if args.real_size % 16:
