@@ -197,7 +197,7 @@ def rank_of_a_toy_run(rank, world, port, out):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(world),
                       RANK=str(rank), LOCAL_RANK=str(rank))
     torch.set_num_threads(1)
-    ranks = Ranks.from_env("cpu")
+    ranks = Ranks.from_env(torch.device("cpu"))
     net = toy_net()
     share = {k: v[rank::world] for k, v in toy_batch(2 * world).items()}
     batch_loss(net, share).backward()

@@ -431,12 +431,9 @@ def main():
     args = parse_args()
     os.makedirs(args.out, exist_ok=True)
     t_start = time.time()
-    device = torch.device(args.device)
-    ranks = Ranks.from_env(device.type)
+    ranks = Ranks.from_env(torch.device(args.device))
+    device = ranks.device
     if ranks.world > 1:
-        if device.type == "cuda":
-            device = torch.device("cuda", ranks.local_rank)
-            torch.cuda.set_device(device)
         if not ranks.main:  # one log: rank 0 speaks for all (errors still reach stderr)
             sys.stdout = open(os.devnull, "w")
         print(f"data-parallel: {ranks.world} processes, each on its own batches", flush=True)
