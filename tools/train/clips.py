@@ -20,23 +20,29 @@ from PIL import Image
 from frame_runs import drop_repeats, moving_runs, read_video
 
 
-def jpeg_runs(clips_dir):
-    """The runs of a make_clips.py folder: [uint8 [F, H, W, 3]]."""
+def everything(items):
+    return items
+
+
+def jpeg_runs(clips_dir, share=everything):
+    """The runs of a make_clips.py folder, or share(runs) of them: [uint8 [F, H, W, 3]]."""
     with open(os.path.join(clips_dir, "clips.json")) as f:
         manifest = json.load(f)
     return [np.stack([np.asarray(Image.open(os.path.join(clips_dir, run["folder"], f"{k}.jpg"))
                                  .convert("RGB")) for k in range(run["frames"])])
-            for run in manifest["runs"]]
+            for run in share(manifest["runs"])]
 
 
-def video_runs(video_dir, shards, log=print):
-    """The runs of the real-video set's training clips in `shards`: each clip decoded, its
-    repeated frames dropped and cut at scene cuts and still stretches (frame_runs.py)."""
+def video_runs(video_dir, shards, log=print, share=everything):
+    """The runs of the real-video set's training clips in `shards`, or of share(clips) of
+    them: each clip decoded, its repeated frames dropped and cut at scene cuts and still
+    stretches (frame_runs.py)."""
     with open(os.path.join(video_dir, "manifest.json")) as f:
         manifest = json.load(f)
     clips = [c for c in manifest["clips"] if c["split"] == "train" and c.get("shard") in shards]
     if not clips:
         raise ValueError(f"no training clip in shards {sorted(shards)}")
+    clips = share(clips)  # before decoding: each rank of a data-parallel run decodes its own
     runs, decoded = [], 0
     for c in clips:
         frames = read_video(os.path.join(video_dir, c["file"]))
@@ -52,11 +58,12 @@ def is_video_set(path):
     return os.path.isfile(os.path.join(path, "manifest.json"))
 
 
-def load_runs(path, shards=(), log=print):
-    """Runs from a make_clips.py folder, or from the real-video set's `shards`."""
+def load_runs(path, shards=(), log=print, share=everything):
+    """Runs from a make_clips.py folder, or from the real-video set's `shards`; share picks
+    the runs or clips to read (a data-parallel rank's own)."""
     if is_video_set(path):
-        return video_runs(path, set(shards), log)
-    return jpeg_runs(path)
+        return video_runs(path, set(shards), log, share)
+    return jpeg_runs(path, share)
 
 
 class RealClips:

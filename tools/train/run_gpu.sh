@@ -12,6 +12,7 @@
 # MINUTES is the training budget; start-up (~0.5 min) and validation come on top, so keep
 # MINUTES about 1.5 below the command's time limit. $OUT gets NAME.safetensors (F16 weights +
 # metadata, also the resume checkpoint), NAME.log.json, summary.json, train.log, gpu.log.
+# With NPROC > 1 (run_ddp.sh sets it) train.py runs data-parallel in NPROC processes.
 set -o pipefail
 cd "$(dirname "$0")/../.."
 export PYTHONPATH=tools${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
@@ -26,7 +27,12 @@ test -f .pool/manifest.json || { echo "no .pool: run make_pool.py and carry .poo
 nvidia-smi ${CUDA_VISIBLE_DEVICES:+-i "$CUDA_VISIBLE_DEVICES"} -l 20 \
     --query-gpu=utilization.gpu,memory.used,power.draw --format=csv,noheader > "$OUT/gpu.log" 2>&1 &
 SMI=$!
-"$PY" tools/train/train.py --out "$OUT" --run-id "$RUN" --minutes "$MIN" "$@" 2>&1 \
+if (( ${NPROC:-1} > 1 )); then
+    TRAIN=("$PY" -m torch.distributed.run --standalone --nproc_per_node "$NPROC")
+else
+    TRAIN=("$PY")
+fi
+"${TRAIN[@]}" tools/train/train.py --out "$OUT" --run-id "$RUN" --minutes "$MIN" "$@" 2>&1 \
     | tee "$OUT/train.log"
 rc=$?
 kill "$SMI" 2>/dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Tests of the real-video training data on the CPU: frame_runs.py's repeated-frame, cut and
-still-stretch detection on frames made here, the real-video set's runs read from H.264 clips,
-clips.py's triplets (the middle frame and t match the frames' positions in their run, through
+still-stretch detection on frames made here, the real-video set's runs read from H.264 clips
+(all of them, or a data-parallel rank's share), clips.py's triplets (the middle frame and t match the frames' positions in their run, through
 turns, mirroring, channel order and time reversal; runs too small for the crop are left out),
 and train.py's share of real batches (--data NAME=real=FRACTION).
 
@@ -25,6 +25,7 @@ from framecast_model.testdata import make_frames  # noqa: E402
 from clips import RealClips, jpeg_runs, load_runs  # noqa: E402
 from frame_runs import drop_repeats, moving_runs, shots  # noqa: E402
 from make_clips import pick_runs  # noqa: E402
+from parallel import Ranks  # noqa: E402
 from train import DataGroup, parse_data  # noqa: E402
 
 LEVEL_STEP = 18  # frame k of a test run is a texture brightened by k * LEVEL_STEP
@@ -119,6 +120,10 @@ class RealClipsTest(unittest.TestCase):
         self.assertTrue(np.any(span < 0) and np.any(span > 0))  # time reversal happens
         self.assertGreater(len(set(np.round(b["t"].numpy(), 3))), 4)
 
+    def test_a_rank_reads_its_share_of_the_runs(self):
+        runs = jpeg_runs(self.root, Ranks(world=2, rank=1).share)
+        self.assertEqual([r.shape[1:3] for r in runs], [(72, 80), (32, 40)])  # pan-1, small
+
     def test_no_run_large_enough_is_an_error(self):
         with self.assertRaisesRegex(ValueError, "no run"):
             RealClips(jpeg_runs(self.root), "cpu", size=96)
@@ -157,6 +162,8 @@ class VideoSetTest(unittest.TestCase):
         self.assertEqual(runs[0].shape[1:], (80, 96, 3))
         self.assertLess(np.abs(runs[0][5].astype(int) - self.shot_a[5]).mean(), 4)
         self.assertEqual(len(load_runs(self.root, shards=[0, 1], log=lambda _: None)), 3)
+        second = Ranks(world=2, rank=1).share  # clip b, the second of the two training clips
+        self.assertEqual(len(load_runs(self.root, [0, 1], lambda _: None, second)), 1)
         with self.assertRaisesRegex(ValueError, "no training clip"):
             load_runs(self.root, shards=[4])
 

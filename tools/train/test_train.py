@@ -4,20 +4,24 @@
 source, and classic -> tfact2 folds the t plane into a bias; the distillation loss counts only
 where the teacher is better; the weight average (--ema) follows its formula and swaps in and
 out without losing the raw weights; --val-pans cuts the pan sets' windows; parse_model reads
-every spec form; and the trainer runs end to end on a small pool (resume, --init with a
+every spec form; the trainer runs end to end on a small pool (resume, --init with a
 rename, a block0 at scale 8, distillation, --mse on one model), writing models that load and
-resume.
+resume; and data-parallel training (parallel.py) gives each rank its own share of the data,
+averages the gradients into those of the whole batch, and under torchrun trains one model
+with two processes, written once.
 
 Run: /usr/bin/python3 -m unittest tools/train/test_train.py   (or run this file)
 """
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
 import unittest
 
 import torch
+import torch.multiprocessing
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -25,11 +29,13 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "eval"))
 from framecast_model import FramecastNet, load_model, read_tensors, save_safetensors  # noqa: E402
 from framecast_model.testdata import make_frames, to_tensor  # noqa: E402
-from losses import distill_loss  # noqa: E402
-from train import WeightAverage, parse_model, warm_start  # noqa: E402
+from losses import census_loss, charb, distill_loss, grad_loss  # noqa: E402
+from parallel import Ranks  # noqa: E402
+from train import WeightAverage, data_seed, parse_model, warm_start  # noqa: E402
 from validation import pan_triplets  # noqa: E402
 from make_pan_set import pan_windows  # noqa: E402
 from test_synth import make_pool  # noqa: E402
+from test_clips import panned, write_clips  # noqa: E402
 
 
 def trained_like(net, seed):
@@ -161,6 +167,84 @@ class LossAndSpecTest(unittest.TestCase):
         self.assertEqual((cfg["c2"], cfg["block0_scale"], cfg["blocks"]), (240, 8, [(96, 160, 4)]))
 
 
+def batch_loss(net, batch):
+    """The trainer's frame losses on a batch, each a mean over its samples."""
+    pred = net.forward_train(batch["img0"], batch["img1"], batch["t"], large_motion=True)["pred"]
+    gt = batch["imgt"]
+    return charb(pred - gt) + 0.5 * grad_loss(pred, gt) + 0.1 * census_loss(pred, gt)
+
+
+def toy_net():
+    return trained_like(FramecastNet("classic", 8, 12, blocks=[(6, 8, 2)]), 7)
+
+
+def toy_batch(n):
+    g = torch.Generator().manual_seed(8)
+    frames = {k: torch.rand(n, 3, 32, 48, generator=g) for k in ("img0", "imgt", "img1")}
+    return {**frames, "t": torch.rand(n, generator=g)}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rank_of_a_toy_run(rank, world, port, out):
+    """A rank of a gloo group on the CPU: rank 0's clock, the sum of rank + 1 over the ranks,
+    and the gradients of its share of toy_batch's samples averaged over the ranks, saved to
+    out/RANK.pt."""
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(world),
+                      RANK=str(rank), LOCAL_RANK=str(rank))
+    torch.set_num_threads(1)
+    ranks = Ranks.from_env(torch.device("cpu"))
+    net = toy_net()
+    share = {k: v[rank::world] for k, v in toy_batch(2 * world).items()}
+    batch_loss(net, share).backward()
+    ranks.average_gradients(net.parameters())
+    torch.save({"clock": ranks.from_main(10.0 + rank), "total": ranks.total(rank + 1),
+                "grads": [p.grad for p in net.parameters()]}, os.path.join(out, f"{rank}.pt"))
+    ranks.close()
+
+
+class DataParallelTest(unittest.TestCase):
+    def test_shares_of_the_data_are_disjoint_and_cover_it(self):
+        items = list(range(7))
+        shares = [Ranks(world=3, rank=r).share(items) for r in range(3)]
+        self.assertEqual(sorted(sum(shares, [])), items)
+        self.assertEqual(shares[1], [1, 4])
+        self.assertEqual(Ranks(world=3, rank=2).share(["a", "b"]), ["a", "b"])  # none: all
+        self.assertEqual(Ranks().share(items), items)
+
+    def test_each_rank_draws_its_own_batches(self):
+        mix = (("real", 0.35),)
+        seeds = {data_seed(18, "r30", mix, rank) for rank in range(8)}
+        self.assertEqual(len(seeds), 8)
+        self.assertNotIn(data_seed(18, "r30", (), 0), seeds)  # nor the run's other mixes
+
+    def test_two_ranks_agree_on_the_clock_and_average_their_gradients(self):
+        """Two ranks, a batch of two samples each: both read rank 0's clock, count over both,
+        and after averaging hold the gradient of the four samples together in one process
+        (what one step on the whole batch uses)."""
+        world = 2
+        net = toy_net()
+        batch_loss(net, toy_batch(2 * world)).backward()
+        whole = [p.grad for p in net.parameters()]
+        net = toy_net()
+        batch_loss(net, {k: v[0::world] for k, v in toy_batch(2 * world).items()}).backward()
+        alone = [p.grad for p in net.parameters()]  # rank 0's own gradient: far from whole
+        self.assertGreater(max((a - w).abs().max().item() for a, w in zip(alone, whole)), 1e-3)
+        with tempfile.TemporaryDirectory() as out:
+            torch.multiprocessing.spawn(rank_of_a_toy_run,
+                                        args=(world, free_port(), out), nprocs=world)
+            for rank in range(world):
+                got = torch.load(os.path.join(out, f"{rank}.pt"))
+                self.assertEqual((got["clock"], got["total"]), (10.0, 1 + 2))
+                self.assertEqual(len(got["grads"]), len(whole))
+                for a, w in zip(got["grads"], whole):
+                    self.assertLess((a - w).abs().max().item(), 1e-6 + 1e-4 * w.abs().max().item())
+
+
 class TrainerRunTest(unittest.TestCase):
     """train.py's main loop on the CPU, as a device call runs it, at toy sizes."""
 
@@ -169,6 +253,8 @@ class TrainerRunTest(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.pool = os.path.join(cls.tmp.name, "pool")
         make_pool(cls.pool)
+        cls.clips = os.path.join(cls.tmp.name, "clips")
+        write_clips(cls.clips, {f"pan-{r}": panned(80, 72, 8, seed=10 + r) for r in range(3)})
         cls.src = os.path.join(cls.tmp.name, "src.safetensors")
         save_safetensors(trained_like(FramecastNet("classic", 8, 12, blocks=[(6, 8, 2)]), 3),
                          cls.src)
@@ -177,8 +263,9 @@ class TrainerRunTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def train(self, out, *models):
-        cmd = [sys.executable, os.path.join(HERE, "train.py"), "--out", out, "--pool", self.pool,
+    def train(self, out, *models, launcher=()):
+        cmd = [sys.executable, *launcher, os.path.join(HERE, "train.py"), "--out", out,
+               "--pool", self.pool,
                "--val", "", "--device", "cpu", "--max-steps", "3", "--batch", "2", "--size", "64",
                "--bank", "8", "--compile-census", "0", "--log-every", "1", "--reuse", "2",
                "--ema", "0.9", "--large-motion", "1", "--flow-w", "0", "--minutes", "1", *models]
@@ -215,6 +302,34 @@ class TrainerRunTest(unittest.TestCase):
                            "c=classic:8:12+6:10:4+6:8:2", "--resume", f"c={out}/c.safetensors")
         self.assertNotEqual(wrong.returncode, 0)
         self.assertIn("block0_scale=8", wrong.stderr)
+
+    def test_two_processes_under_torchrun_train_one_model(self):
+        """Both ranks take every step (samples count both), end with the same weights and
+        weight average, and rank 0 alone writes the models and the summary."""
+        out = os.path.join(self.tmp.name, "ddp")
+        # Debian's torch 1.13 on Python 3.11 reads torchrun's default --redirects and --tee
+        # ("0") as None and fails at launch; 1 (stdout into a log file, and to the console too)
+        # is read right
+        torchrun = ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+                    "--redirects", "1", "--tee", "1", "--log_dir", os.path.join(out, "torchrun")]
+        r = self.train(out, "--model", "q=classic:8:12+6:8:2", "--model", "f=tfact2:8:12",
+                       "--distill", "f=q", "--data", "q=real=0.5", "--data", "f=real=0.5",
+                       "--clips", self.clips, "--real-size", "64", launcher=torchrun)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        written = sorted(f for f in os.listdir(out) if f != "torchrun")
+        self.assertEqual(written, ["f.log.json", "f.safetensors", "q.log.json", "q.safetensors",
+                                   "summary.json"])
+        with open(os.path.join(out, "summary.json")) as f:
+            summary = json.load(f)
+        self.assertEqual((summary["ranks"], summary["steps"]), (2, 3))
+        self.assertEqual(summary["samples"], 3 * 2 * 2)  # steps x batch x ranks
+        self.assertEqual(summary["generated"], 2 * 2 * 2)  # --reuse 2: new batches at 0 and 2
+        for name in ("q", "f"):
+            self.assertEqual(summary["models"][name]["rank_weight_deviation"], 0.0)
+            meta = read_tensors(os.path.join(out, f"{name}.safetensors"))[1]
+            self.assertEqual(json.loads(meta["samples"]), 12)
+            self.assertEqual(json.loads(meta["history"])[-1]["ranks"], 2)
+        self.assertEqual(r.stdout.count("trained 3 steps, 12 samples"), 1)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,13 @@ synthetic (real=1: no synthetic batch at all). Real batches carry no ground-trut
 --val-pans 64,96 also validates on camera pans of those lengths cut from the validation
 frames (tools/eval/make_pan_set.py's windows): large motion, where the models break first.
 
+Data-parallel (under torchrun, tools/train/run_ddp.sh; parallel.py): one process per GPU, each
+on its own share of the real clips and its own synthetic batches (seeded by its rank), the
+gradients averaged over the processes. --batch is per process, and samples count those of
+every process. Rank 0's clock decides the schedule and the stop for all; rank 0 alone prints,
+validates and writes, and the summary gives the largest difference of any rank's weights from
+rank 0's (0: the ranks agree). Without torchrun, or with one process, nothing changes.
+
 Validation: t = 0.5 on the triplets of --val (frame0, frame1 = truth, frame2), the model's
 forward in float32 (edge-replicate padding to /16 is inside the model), prediction rounded to
 8 bits; PSNR over RGB per triplet, averaged; IE = mean absolute difference (0..255).
@@ -74,6 +81,7 @@ from framecast_model import FramecastNet, load_model, save_safetensors  # noqa: 
 from framecast_model.weights import read_tensors  # noqa: E402
 from synth import Synth  # noqa: E402
 from clips import RealClips, is_video_set, load_runs  # noqa: E402
+from parallel import Ranks  # noqa: E402
 from losses import (census_loss, charb, compiled_or_eager, distill_loss,  # noqa: E402
                     grad_loss, pixel_error)
 from validation import load_triplets, pan_triplets, val_summary, validate  # noqa: E402
@@ -159,8 +167,9 @@ def parse_model(spec):
 
 
 class Trainee:
-    def __init__(self, name, cfg, args, device, resume=None, init=None, renames=None):
+    def __init__(self, name, cfg, args, device, ranks, resume=None, init=None, renames=None):
         self.name, self.cfg, self.args = name, cfg, args
+        self.ranks = ranks
         self.history, self.prev = [], {"samples": 0, "steps": 0, "train_seconds": 0.0}
         if resume:
             net = load_model(resume)
@@ -190,6 +199,7 @@ class Trainee:
                                  "tensors_copied": len(copied)}]
         self.resumed = bool(resume)
         self.net = net.to(device).train()
+        ranks.broadcast(list(self.net.parameters()))  # the ranks start from the same weights
         if args.channels_last and device.type == "cuda":
             self.net = self.net.to(memory_format=torch.channels_last)
         decay = [p for n, p in self.net.named_parameters() if p.ndim > 1]
@@ -219,12 +229,14 @@ class Trainee:
                 self.ema.swap()
 
     def metadata(self, args, samples, train_s, last):
-        samples = self.steps * args.batch  # this model's own (it may skip batches)
+        # this model's own (it may skip batches), over every rank
+        samples = self.steps * args.batch * self.ranks.world
         size = int(self.data.get("size", args.size))
         motion = self.data.get("max_motion", args.max_motion) or size / 4  # synth's default
         hist = self.history + [{"run": args.run_id, "steps": self.steps, "samples": samples,
                                 "train_seconds": round(train_s, 1), "lr": args.lr,
                                 "resumed": self.resumed, "last_losses": last,
+                                **({"ranks": self.ranks.world} if self.ranks.world > 1 else {}),
                                 **({"mse_w": self.mse_w} if self.mse_w else {}),
                                 "davis_val": val_summary(self.val)}]
         return {
@@ -327,6 +339,12 @@ def parse_data(spec):
         sys.exit(f"--data {name}: {e}")
 
 
+def data_seed(seed, run_id, mix, rank):
+    """The seed of a data mix's generators: each run, mix and data-parallel rank its own
+    batches."""
+    return seed * 7919 + zlib.crc32((run_id + repr(mix)).encode()) % 100000 + 100003 * rank
+
+
 def lr_at(args, step, frac):
     warm = min(1.0, (step + 1) / max(1, args.warmup))
     cos = 0.5 * (1 + math.cos(math.pi * min(1.0, frac)))
@@ -413,7 +431,12 @@ def main():
     args = parse_args()
     os.makedirs(args.out, exist_ok=True)
     t_start = time.time()
-    device = torch.device(args.device)
+    ranks = Ranks.from_env(torch.device(args.device))
+    device = ranks.device
+    if ranks.world > 1:
+        if not ranks.main:  # one log: rank 0 speaks for all (errors still reach stderr)
+            sys.stdout = open(os.devnull, "w")
+        print(f"data-parallel: {ranks.world} processes, each on its own batches", flush=True)
     torch.manual_seed(args.seed)
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True
@@ -429,8 +452,8 @@ def main():
     models = []
     for spec in args.model:
         name, cfg, every = parse_model(spec)
-        models.append(Trainee(name, cfg, args, device, resumes.get(name), inits.get(name),
-                              renames.get(name)))
+        models.append(Trainee(name, cfg, args, device, ranks, resumes.get(name),
+                              inits.get(name), renames.get(name)))
         models[-1].every = every
         models[-1].mse_w = mse.pop(name, 0.0)
         print(f"[{name}] {cfg} params {models[-1].nparams:,}", flush=True)
@@ -450,14 +473,14 @@ def main():
             real_frac = knobs.pop("real", 0.0)
             if knobs["size"] % 16:
                 sys.exit(f"--data {m.name}: size {knobs['size']} is not a multiple of 16")
-            seed = args.seed * 7919 + zlib.crc32((args.run_id + repr(key)).encode()) % 100000
+            seed = data_seed(args.seed, args.run_id, key, ranks.rank)
             real = None
             if real_frac:
                 if args.real_size % 16:
                     sys.exit(f"--real-size {args.real_size} is not a multiple of 16")
                 try:
                     if runs is None:  # decoded once, shared by every data mix
-                        runs = load_runs(args.clips, args.shards)
+                        runs = load_runs(args.clips, args.shards, share=ranks.share)
                     real = RealClips(runs, device, args.real_size, seed, args.real_gap)
                 except (OSError, ValueError) as e:
                     sys.exit(f"--data {m.name}: no real video in {args.clips} "
@@ -472,7 +495,7 @@ def main():
         student, teacher = spec.split("=", 1)
         teachers[student] = distill_teacher(student, teacher, groups, device)
     live_teachers = {t for t in teachers.values() if isinstance(t, str)}
-    triplets = load_triplets(args.val)
+    triplets = load_triplets(args.val) if ranks.main else []  # rank 0 alone validates
     pans = pan_triplets(triplets, [int(p) for p in args.val_pans.split(",")]) if args.val_pans else {}
     gen = next((g.gen for g in groups if g.gen is not None), None)
     print((f"pool {len(gen.pool)} images, bank {gen.K}x{gen.R}, " if gen else "no synthetic batches, ")
@@ -511,7 +534,7 @@ def main():
             key = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
             print(prof.key_averages().table(sort_by=key, row_limit=30), flush=True)
             prof = None
-        el = time.time() - t0
+        el = ranks.from_main(time.time() - t0)
         if el >= budget or (args.max_steps and step >= args.max_steps):
             break
         frac = el / budget
@@ -524,7 +547,7 @@ def main():
         for g in groups:
             if use == 0:
                 g.batch = g.sample(args.batch, flow=fw > 0)
-                generated += args.batch
+                generated += args.batch * ranks.world
             else:  # mirror left-right and reverse time: a different sample of the same scene
                 b = g.batch
                 g.batch = {"img0": b["img1"].flip(-1), "img1": b["img0"].flip(-1),
@@ -579,6 +602,7 @@ def main():
                         loss = loss + args.distill_w * l_dist
                 m.opt.zero_grad(set_to_none=True)
                 loss.backward()
+                ranks.average_gradients(m.net.parameters())
                 gn = torch.nn.utils.clip_grad_norm_(m.net.parameters(), args.clip)
                 m.opt.step()
                 if m.ema:
@@ -590,13 +614,15 @@ def main():
                     m.acc[k] = m.acc.get(k, 0.0) + v.detach()
                 m.nacc += 1
         step += 1
-        samples += args.batch
+        samples += args.batch * ranks.world
         if step % args.log_every == 0:
             el = time.time() - t0
             for m in models:
                 if not m.nacc:
                     continue
-                row = {k: round(float(v) / m.nacc, 5) for k, v in m.acc.items()}
+                # every rank's losses: those of the whole batch (and a non-finite one stops all)
+                means = ranks.average(list(m.acc.values()))
+                row = {k: round(float(v) / m.nacc, 5) for k, v in zip(m.acc, means)}
                 if not math.isfinite(row["loss"]):
                     sys.exit(f"[{m.name}] loss is {row['loss']} at step {step}")
                 row.update(step=m.steps, samples=samples, minutes=round(el / 60, 3),
@@ -612,16 +638,23 @@ def main():
                       f"distill {row['loss_distill']:.4f} "
                       f"lr {row['lr']:.2e} {row['samples_per_s']:.0f} samples/s "
                       f"gen {row['gen_ms']} ms", flush=True)
-        if time.time() - last_ckpt > args.ckpt_minutes * 60:
+        if ranks.main and time.time() - last_ckpt > args.ckpt_minutes * 60:
             for m in models:
                 m.save(args, samples, time.time() - t0)
             last_ckpt = time.time()
     train_s = time.time() - t0
+    real_batches = [ranks.total(g.real_batches) for g in groups]
+    deviation = {m.name: ranks.deviation(list(m.net.parameters())
+                                         + (m.ema.shadow if m.ema else []))
+                 for m in models}
+    if not ranks.main:
+        ranks.close()
+        return
     print(f"trained {step} steps, {samples} samples in {train_s:.1f}s "
           f"({samples / max(train_s, 1e-9):.0f} samples/s)", flush=True)
     summary = {"run_id": args.run_id, "steps": step, "samples": samples, "generated": generated,
-               "real_batches": [g.real_batches for g in groups],
-               "train_seconds": round(train_s, 1), "models": {}}
+               "real_batches": real_batches, "train_seconds": round(train_s, 1),
+               **({"ranks": ranks.world} if ranks.world > 1 else {}), "models": {}}
     for m in models:
         tv = time.time()
         if m.ema:
@@ -646,10 +679,16 @@ def main():
                                                               m.log[-1] if m.log else {}),
                                      "val": m.val, "val_raw": m.val_raw,
                                      "val_pans": m.val_pans}
+        if ranks.world > 1:
+            summary["models"][m.name]["rank_weight_deviation"] = deviation[m.name]
+            if deviation[m.name]:
+                print(f"[{m.name}] WARNING: the ranks' weights differ by up to "
+                      f"{deviation[m.name]:.3g}; the files hold rank 0's", flush=True)
     summary["wall_seconds"] = round(time.time() - t_start, 1)
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(f"done in {summary['wall_seconds']}s", flush=True)
+    ranks.close()
 
 
 if __name__ == "__main__":
