@@ -517,12 +517,20 @@ TEST(Kernels, ConvChoicesAreFittedToShapeAndDevice) {
 }
 
 TEST(Kernels, ConvWeightPackingByTap) {
-  std::vector<float> w(3 * 18 * 9);
+  const int co = 32, ci = 18;  // two blocks of output channels, input padded to 32
+  std::vector<float> w(std::size_t(co) * ci * 9);
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = float(i + 1);
-  const auto packed = pack_conv_weights_by_tap(w, 3, 18);  // [tap][co][32], ci padded
-  ASSERT_EQ(packed.size(), std::size_t(9 * 3 * 32));
-  EXPECT_EQ(packed[(4 * 3 + 2) * 32 + 17], w[(2 * 18 + 17) * 9 + 4]);
-  for (int i = 18; i < 32; ++i) EXPECT_EQ(packed[(4 * 3 + 2) * 32 + i], 0.0f);
+  const auto packed = pack_conv_weights_by_tap(w, co, ci);  // [tap][2][2][16][16]
+  ASSERT_EQ(packed.size(), std::size_t(9 * co * 32));
+  const auto at = [&](int tap, int o, int i) {
+    return packed[((std::size_t(tap) * 2 + o / 16) * 2 + i / 16) * 256 + (o % 16) * 16 + i % 16];
+  };
+  for (int tap : {0, 4, 8})
+    for (int o : {0, 5, 17, 31})
+      for (int i : {0, 15, 16, 17}) EXPECT_EQ(at(tap, o, i), w[(std::size_t(o) * ci + i) * 9 + tap]);
+  for (int i = 18; i < 32; ++i) EXPECT_EQ(at(4, 21, i), 0.0f);
+  EXPECT_THROW(pack_conv_weights_by_tap(std::vector<float>(3 * 18 * 9, 1.0f), 3, 18),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "backends/vulkan/kernels.hpp"
 
 #include <cstring>
+#include <stdexcept>
 
 #include "engine/half.hpp"
 #include "engine/round_up.hpp"
@@ -165,12 +166,15 @@ std::vector<float> pack_conv_weights(std::span<const float> w, int co, int ci, i
 }
 
 std::vector<float> pack_conv_weights_by_tap(std::span<const float> w, int co, int ci) {
+  if (co % 16 != 0) throw std::invalid_argument("tap-packed conv weights need CO % 16 == 0");
   const int cip = round_up(ci, 16);
   std::vector<float> packed(std::size_t(9) * co * cip, 0.0f);
   for (int o = 0; o < co; ++o)
     for (int i = 0; i < ci; ++i)
-      for (int k = 0; k < 9; ++k)
-        packed[(std::size_t(k) * co + o) * cip + i] = w[(std::size_t(o) * ci + i) * 9 + k];
+      for (int k = 0; k < 9; ++k) {
+        const std::size_t matrix = (std::size_t(k) * (co / 16) + o / 16) * (cip / 16) + i / 16;
+        packed[matrix * 256 + (o % 16) * 16 + i % 16] = w[(std::size_t(o) * ci + i) * 9 + k];
+      }
   return packed;
 }
 

@@ -25,7 +25,7 @@ std::vector<float> decode_values(std::span<const unsigned char> bytes, std::size
                                  Storage storage);
 
 // Bumped whenever a conv kernel changes in a way that makes tuned choices stale.
-inline constexpr int kConvKernelVersion = 2;
+inline constexpr int kConvKernelVersion = 3;
 
 enum class ConvKind {
   direct,       // 1 pixel x COC channels per thread, input from global memory (any stride)
@@ -100,8 +100,9 @@ std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Stor
 Extent3 conv_elements(const ConvShape& shape);
 // [CO, CI, 3, 3] -> [CO / coc][CI][9][coc]: each block's weight slab becomes contiguous.
 std::vector<float> pack_conv_weights(std::span<const float> weights, int co, int ci, int coc);
-// [CO, CI, 3, 3] -> [9][CO][CIP]: each tap's weights are one row-major CO x CIP matrix, CIP
-// being CI rounded up to a multiple of 16 (the extra columns zero).
+// [CO, CI, 3, 3] -> [9][CO / 16][CIP / 16][16][16]: each tap's weights as contiguous row-major
+// 16 x 16 matrices (output x input channels), CIP being CI rounded up to a multiple of 16 (the
+// extra columns zero). CO must be a multiple of 16.
 std::vector<float> pack_conv_weights_by_tap(std::span<const float> weights, int co, int ci);
 // The layout `choice`'s kernel reads.
 std::vector<float> pack_conv_weights(std::span<const float> weights, const ConvShape& shape,

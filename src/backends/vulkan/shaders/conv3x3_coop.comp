@@ -2,9 +2,10 @@
 // conv3x3 (stride 1 or 2) + bias + PReLU (+ residual) on tensor cores through
 // VK_NV_cooperative_matrix (f16 storage only; f16 products, f32 accumulation). As an implicit
 // GEMM per input-channel chunk of 16 and per tap: C[co][px] += A[co][ci] * B[ci][px], with
-//   A: the tap's weights, packed on the host as [tap][CO][CIP] (CIP: CI rounded up to 16, the
-//      extra channels zero) and staged per chunk in shared memory as [tap][co][24] (16
-//      channels + 8 of padding),
+//   A: the tap's weights, packed on the host as contiguous 16 x 16 matrices,
+//      [tap][CO / 16][CIP / 16][16][16] (CIP: CI rounded up to 16, the extra channels zero), so
+//      that one matrix load reads 512 consecutive bytes, and staged per chunk in shared memory
+//      as [tap][co][24] (16 channels + 8 of padding),
 //   B: the input tile stored channels-last, [row][col][24], so that for every tap the 16
 //      channels x N pixels of a row segment are one column-major matrix at a 16-byte-aligned
 //      offset whose columns are STRIDE pixels apart - no im2col copy. The 48-byte pixel pitch
@@ -84,20 +85,25 @@ void store_chunk(int li) {
   }
 }
 
+// The first uvec4 of the packed 16 x 16 weight matrix of `tap`, output channels co..co + 15
+// (co a multiple of 16) and input channels c0..c0 + 15; its rows are 2 uvec4s apart.
+uint weight_matrix(int tap, int co, int c0) {
+  return uint(((tap * (CO / 16) + co / 16) * (CIP / 16) + c0 / 16) * 32);
+}
+
 // The shared-weights kind: 9 taps x COC channels x 16 input channels, 16 bytes per copy.
 void stage_weights(int c0, int co0, int li) {
   for (int i = li; i < (WEIGHTS_GLOBAL ? 0 : 9 * COC * 2); i += 128) {
     int row = i >> 1, half8 = i & 1;  // row = tap * COC + co
     int tap = row / COC, co = row - tap * COC;
-    wsh[row * PITCH + half8] = wgt8[(((tap * CO + co0 + co) * CIP + c0) >> 3) + half8];
+    wsh[row * PITCH + half8] = wgt8[weight_matrix(tap, co0 + co, c0) + (co & 15) * 2 + half8];
   }
 }
 
 void load_weights(out fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[MT], int tap, int c0, int co0) {
   [[unroll]] for (int m = 0; m < MT; ++m) {
     if (WEIGHTS_GLOBAL) {
-      uint at = uint((tap * CO + co0 + m * 16) * CIP + c0) >> 3;
-      coopMatLoadNV(a[m], wgt8, at, uint(CIP >> 3), false);
+      coopMatLoadNV(a[m], wgt8, weight_matrix(tap, co0 + m * 16, c0), 2u, false);
     } else {
       coopMatLoadNV(a[m], wsh, uint((tap * COC + m * 16) * PITCH), uint(PITCH), false);
     }
