@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "framecast/engine.hpp"
+#include "io/image.hpp"
+#include "io/test_pattern.hpp"
 #include "video/pipeline.hpp"
 #include "video/scene_cut.hpp"
 #include "video/video_support.hpp"
@@ -28,6 +30,13 @@ class SeveralEngines : public ::testing::Test {
     job.rate = {video::Rational(5, 2), true};
     job.scene_threshold = video::default_scene_threshold;
     return video::run_interpolation(job, engines, {});
+  }
+
+  // Both outputs hold the clip at 2.5x (60 frames), byte for byte the same.
+  void expect_same_frames(const std::string& one, const std::string& several) const {
+    const std::string frames = y4m_frames(path(one));
+    EXPECT_GT(frames.size(), 60u * 160 * 90);
+    EXPECT_TRUE(frames == y4m_frames(path(several))) << several << " differs from " << one;
   }
 
   // Only the inputs are in the folder: no output, no temporary file.
@@ -67,9 +76,7 @@ TEST_F(SeveralEngines, TwoCpuEnginesWriteTheOneEnginesBytes) {
   EXPECT_EQ(together.scene_cuts, 1);
   EXPECT_EQ(together.done, 60);
   EXPECT_EQ(together.synthesized, alone.synthesized);
-  const std::string frames = y4m_frames(path("one.y4m"));
-  EXPECT_GT(frames.size(), 60u * 160 * 90);
-  EXPECT_TRUE(frames == y4m_frames(path("two.y4m"))) << "two engines changed the output";
+  expect_same_frames("one.y4m", "two.y4m");
 }
 
 TEST_F(SeveralEngines, TwoVulkanDevicesWriteTheOneDevicesBytes) {
@@ -87,9 +94,7 @@ TEST_F(SeveralEngines, TwoVulkanDevicesWriteTheOneDevicesBytes) {
   EXPECT_EQ(first["devices"], 2);
   EXPECT_EQ(first["ensemble"], 2);
   EXPECT_NE(all.err.find("\"scene_cuts\":1"), std::string::npos) << all.err;
-  const std::string frames = y4m_frames(path("one.y4m"));
-  EXPECT_GT(frames.size(), 60u * 160 * 90);
-  EXPECT_TRUE(frames == y4m_frames(path("all.y4m"))) << "two devices changed the output";
+  expect_same_frames("one.y4m", "all.y4m");
 }
 
 // Two software devices: `auto` keeps to the CPU, as it does with one; vulkan takes both.
@@ -120,6 +125,20 @@ TEST_F(SeveralEngines, BenchTimesEveryDeviceAndAddsThemUp) {
   const double each = report[0]["mids_per_s"].get<double>() + report[1]["mids_per_s"].get<double>();
   EXPECT_EQ(report[2]["devices"], 2);
   EXPECT_NEAR(report[2]["mids_per_s"].get<double>(), each, each * 1e-9);
+}
+
+// `pair` makes one runtime: a list of two devices is refused before any work.
+TEST_F(SeveralEngines, PairRefusesSeveralDevices) {
+  TwoLavapipes lavapipes;
+  if (all_devices("vulkan").size() < 2) GTEST_SKIP() << "Vulkan does not list lavapipe twice";
+  io::write_png(dir_ / "in0.png", io::test_pattern(50, 38, 0.0f));
+  io::write_png(dir_ / "in1.png", io::test_pattern(50, 38, 3.0f));
+  const std::vector<std::string> inputs = files();
+  const RunResult r = run_framecast("pair " + path("in0.png") + " " + path("in1.png") + " --model " +
+                                    model_.string() + " --backend vulkan --device all -o " + path("mid.png"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--device 'all': this command runs on one device"), std::string::npos) << r.err;
+  EXPECT_EQ(files(), inputs);
 }
 
 TEST_F(SeveralEngines, BadDeviceListsAreOneLineErrorsLeavingNothing) {
