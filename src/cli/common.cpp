@@ -1,5 +1,6 @@
 #include "cli/common.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli/arguments.hpp"

@@ -307,8 +307,8 @@ Progress run_interpolation(const InterpolateJob& job, const std::vector<Engine*>
                   std::to_string(in.height) + " " + av_get_pix_fmt_name(in.pixel_format) + " " +
                   rate_text(in.frame_rate) + " fps -> " + (job.output == "-" ? "stdout" : job.output) +
                   ": " + sink.description() + " " + rate_text(rate) + " fps, " + engine.backend_name() +
-                  " backend" + devices_text(engines.size()) + (job.scene_threshold ? "" : ", no scene detection") +
-                  part_text(job, range));
+                  " backend" + devices_text(engines.size()) +
+                  (job.scene_threshold ? "" : ", no scene detection") + part_text(job, range));
   messages.forward(hooks.warning);
 
   Counters counters;
