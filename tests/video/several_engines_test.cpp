@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "framecast/engine.hpp"
@@ -22,20 +23,32 @@ class SeveralEngines : public ::testing::Test {
   void SetUp() override { make_cut_clip(path("in.y4m")); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // The job at 2.5x (blends at several t, a repeated frame at the cut) on `engines`.
-  video::Progress interpolate(const std::vector<Engine*>& engines, const std::string& output) {
+  // The job at 2.5x (blends at several t, a repeated frame at the cut) on `engines`, whole
+  // or one segment.
+  video::Progress interpolate(const std::vector<Engine*>& engines, const std::string& output,
+                              std::optional<video::Segment> segment = {}) {
     video::InterpolateJob job;
     job.input = path("in.y4m");
     job.output = path(output);
     job.rate = {video::Rational(5, 2), true};
     job.scene_threshold = video::default_scene_threshold;
+    job.segment = segment;
     return video::run_interpolation(job, engines, {});
   }
 
-  // Both outputs hold the clip at 2.5x (60 frames), byte for byte the same.
-  void expect_same_frames(const std::string& one, const std::string& several) const {
+  // CPU engines of the tiny model with an ensemble and the large-motion pass.
+  std::unique_ptr<Engine> cpu_engine(std::function<bool()> cancelled = {}) const {
+    RuntimeOptions options;
+    options.ensemble = 2;
+    options.large_motion = true;
+    return std::make_unique<Engine>(Model::load(model_), BackendRequest{"cpu", -1, cancelled}, options);
+  }
+
+  // Both outputs hold `count` frames of the clip, byte for byte the same.
+  void expect_same_frames(const std::string& one, const std::string& several,
+                          std::size_t count = 60) const {
     const std::string frames = y4m_frames(path(one));
-    EXPECT_GT(frames.size(), 60u * 160 * 90);
+    EXPECT_GT(frames.size(), count * 160 * 90);
     EXPECT_TRUE(frames == y4m_frames(path(several))) << several << " differs from " << one;
   }
 
@@ -55,16 +68,12 @@ class SeveralEngines : public ::testing::Test {
 // Each engine's CPU runtime asks its own `cancelled` between the stages of a pair: counting
 // the calls shows that both engines made frames.
 TEST_F(SeveralEngines, TwoCpuEnginesWriteTheOneEnginesBytes) {
-  RuntimeOptions options;
-  options.ensemble = 2;
-  options.large_motion = true;
   std::atomic<int> asked[3] = {0, 0, 0};
   const auto engine = [&](std::atomic<int>& count) {
-    const auto cancelled = [&count] {
+    return cpu_engine([&count] {
       ++count;
       return false;
-    };
-    return std::make_unique<Engine>(Model::load(model_), BackendRequest{"cpu", -1, cancelled}, options);
+    });
   };
   auto alone_engine = engine(asked[0]), first = engine(asked[1]), second = engine(asked[2]);
   const video::Progress alone = interpolate({alone_engine.get()}, "one.y4m");
@@ -77,6 +86,16 @@ TEST_F(SeveralEngines, TwoCpuEnginesWriteTheOneEnginesBytes) {
   EXPECT_EQ(together.done, 60);
   EXPECT_EQ(together.synthesized, alone.synthesized);
   expect_same_frames("one.y4m", "two.y4m");
+}
+
+// The last third decodes from a frame past the cut (the seek lead is 8 source frames) and
+// resumes with the whole run's decisions, whichever engines make its frames.
+TEST_F(SeveralEngines, ASegmentOnTwoEnginesIsTheOneEnginesSegment) {
+  auto alone = cpu_engine(), first = cpu_engine(), second = cpu_engine();
+  const video::Segment last{2, 3};
+  EXPECT_EQ(interpolate({alone.get()}, "one.y4m", last).done, 20);
+  EXPECT_EQ(interpolate({first.get(), second.get()}, "two.y4m", last).done, 20);
+  expect_same_frames("one.y4m", "two.y4m", 20);
 }
 
 TEST_F(SeveralEngines, TwoVulkanDevicesWriteTheOneDevicesBytes) {
@@ -138,6 +157,20 @@ TEST_F(SeveralEngines, PairRefusesSeveralDevices) {
                                     model_.string() + " --backend vulkan --device all -o " + path("mid.png"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--device 'all': this command runs on one device"), std::string::npos) << r.err;
+  EXPECT_EQ(files(), inputs);
+}
+
+TEST_F(SeveralEngines, InterruptOnTwoDevicesLeavesNothing) {
+  TwoLavapipes lavapipes;
+  if (all_devices("vulkan").size() < 2) GTEST_SKIP() << "Vulkan does not list lavapipe twice";
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=30 -c:v libx264 -preset ultrafast " + path("in.mp4"));
+  const std::vector<std::string> inputs = files();
+  const RunResult r = run_shell(std::string(FRAMECAST_BINARY) + " interpolate --progress none --model " +
+                                model_.string() + " --backend vulkan --device all -i " + path("in.mp4") +
+                                " -o " + path("out.mp4") + " --factor 2 & pid=$!; sleep 1.5; kill -INT $pid; "
+                                "wait $pid");
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
   EXPECT_EQ(files(), inputs);
 }
 
