@@ -70,7 +70,8 @@ TEST(OrderedPool, NoMoreThanTheCapAreInFlight) {
     EXPECT_FALSE(pool.submit(3, stop.get_token()));
     fourth_returned = true;
   });
-  std::this_thread::sleep_for(100ms);
+  for (int waited = 0; started < 3 && waited < 5000; ++waited) std::this_thread::sleep_for(1ms);
+  std::this_thread::sleep_for(50ms);
   EXPECT_FALSE(fourth_returned);
   EXPECT_EQ(started, 3);
   stop.request_stop();
