@@ -1,6 +1,6 @@
 // The CLI's argument parsers. The first byte picks one, the rest is the argument's text:
 // 0 --factor (rational), 1 --fps (frame rate), 2 --size, 3 -t list, 4 the pair command's
-// output name pattern, 5 --segment K/N, 6 --frames B:E. Bad text must end in framecast::Error (or CLI11's ParseError for -t);
+// output name pattern, 5 --segment K/N, 6 --frames B:E, 7 --device. Bad text must end in framecast::Error (or CLI11's ParseError for -t);
 // what parses must be what the callers rely on.
 #include <cstddef>
 #include <cstdint>
@@ -20,10 +20,10 @@ void check(bool ok) {
 
 void parse(std::uint8_t which, const std::string& text) {
   using namespace framecast;
-  switch (which % 7) {
+  switch (which % 8) {
     case 0:
     case 1: {
-      const video::Rational r = which % 7 == 0 ? video::parse_rational(text, "--factor")
+      const video::Rational r = which % 8 == 0 ? video::parse_rational(text, "--factor")
                                                : video::parse_frame_rate(text, "--fps");
       check(r.num() > 0 && r.den() > 0);
       break;
@@ -43,7 +43,7 @@ void parse(std::uint8_t which, const std::string& text) {
       break;
     }
     case 4: {
-      const std::size_t count = 1 + which / 7 % 4;
+      const std::size_t count = 1 + which / 8 % 4;
       const auto names = cli::output_names(text, count);
       check(names.size() == count);
       for (std::size_t i = 1; i < names.size(); ++i) check(names[i] != names[0]);
@@ -57,6 +57,13 @@ void parse(std::uint8_t which, const std::string& text) {
     case 6: {
       const video::FrameRange range = video::parse_frame_range(text, "--frames");
       check(range.begin >= 0 && (!range.end || *range.end > range.begin));
+      break;
+    }
+    case 7: {
+      const cli::DeviceSelection selection = cli::parse_device_selection(text);
+      check(selection.all == selection.indices.empty());
+      for (std::size_t i = 0; i < selection.indices.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j) check(selection.indices[i] != selection.indices[j]);
       break;
     }
   }

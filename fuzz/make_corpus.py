@@ -97,9 +97,10 @@ def cli_seeds():
     seeds = {"factor-2": "\0" "2", "factor-2.5": "\0" "2.5", "factor-ntsc": "\0" "60000/1001",
              "fps-59.94": "\1" "59.94", "fps-23.976": "\1" "23.976", "fps-120": "\1" "120",
              "size-1080p": "\2" "1920x1080", "size-odd": "\2" "37x21", "t-three": "\3" "0.25,0.5,0.75",
-             "t-one": "\3" "0.5", "names-one": "\4" "mid.png", "names-two": "\x0b" "mid_%02d.png",
-             "names-percent": "\x12" "100%%_%3d.png", "segment-2-of-5": "\5" "2/5",
-             "frames-range": "\6" "0:88", "frames-to-end": "\6" "88:"}
+             "t-one": "\3" "0.5", "names-one": "\4" "mid.png", "names-two": "\x0c" "mid_%02d.png",
+             "names-percent": "\x14" "100%%_%3d.png", "segment-2-of-5": "\5" "2/5",
+             "frames-range": "\6" "0:88", "frames-to-end": "\6" "88:", "devices-list": "\7" "0,1",
+             "devices-all": "\7" "all"}
     for name, data in seeds.items():
         write("fuzz_cli_arguments", name, data)
 

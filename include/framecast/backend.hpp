@@ -122,4 +122,10 @@ struct BackendChoice {
 BackendChoice make_backend(const BackendRequest& request);
 std::vector<std::string> backend_names();
 
+// The devices `backend` runs on when asked for all of them (--device all): for "vulkan" every
+// usable Vulkan device, for "auto" every usable hardware one; a backend without several
+// devices (the CPU, or `auto` without a hardware GPU) gives {-1}, its own pick. Empty when
+// "vulkan" has no usable device.
+std::vector<int> all_devices(const std::string& backend);
+
 }  // namespace framecast

@@ -12,7 +12,38 @@ Error bad_pattern(const std::string& pattern, const std::string& why) {
   return Error(ErrorKind::invalid_argument, "output name '" + pattern + "': " + why);
 }
 
+Error bad_devices(const std::string& text, const std::string& why) {
+  return Error(ErrorKind::invalid_argument, "--device '" + text + "': " + why);
+}
+
+// A device index of a list: digits only, below a bound no machine reaches.
+int parse_device_index(const std::string& item, const std::string& text) {
+  const bool digits = !item.empty() && item.size() <= 4 &&
+                      std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits)
+    throw bad_devices(text, (item.empty() ? std::string("an empty entry") : "'" + item + "'") +
+                                " is not a device index (expected -1, an index, a list such as 0,1, "
+                                "or all)");
+  return std::stoi(item);
+}
+
 }  // namespace
+
+DeviceSelection parse_device_selection(const std::string& text) {
+  if (text == "all") return {true, {}};
+  if (text == "-1") return {false, {-1}};
+  DeviceSelection selection;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', from);
+    const int index = parse_device_index(text.substr(from, comma - from), text);
+    if (std::find(selection.indices.begin(), selection.indices.end(), index) != selection.indices.end())
+      throw bad_devices(text, "device " + std::to_string(index) + " is listed twice");
+    selection.indices.push_back(index);
+    if (comma == std::string::npos) return selection;
+    from = comma + 1;
+  }
+}
 
 std::pair<int, int> parse_size(const std::string& text) {
   const auto x = text.find('x');

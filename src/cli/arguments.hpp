@@ -12,6 +12,14 @@ namespace framecast::cli {
 // "1280x720" -> {1280, 720}; throws Error(invalid_argument).
 std::pair<int, int> parse_size(const std::string& text);
 
+// --device as typed: "-1" (the backend picks one device), "N", a list "N,M,..." (no index
+// twice) or "all". Throws Error(invalid_argument) naming what is wrong.
+struct DeviceSelection {
+  bool all = false;
+  std::vector<int> indices;  // empty with `all`; {-1} for the backend's pick
+};
+DeviceSelection parse_device_selection(const std::string& text);
+
 // `-t T[,T...]` on `command`: positions between two frames, default 0.5.
 CLI::Option* add_t_option(CLI::App& command, std::vector<float>& ts);
 // Throws Error(invalid_argument) for a t outside [0, 1] (or NaN).

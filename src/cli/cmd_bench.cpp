@@ -2,6 +2,7 @@
 // warm-up; with --profile, the per-stage times of the last run.
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -56,7 +57,6 @@ BenchResult bench_size(Engine& engine, int width, int height, const BenchOptions
   std::vector<float> ts;
   for (int i = 1; i <= options.mids; ++i) ts.push_back(float(i) / float(options.mids + 1));
   Runtime& runtime = engine.runtime(width, height);
-  warn_once(runtime);
   std::vector<double> times, device_times;
   for (int i = 0; i < options.warmup + options.runs; ++i) {
     throw_if_interrupted();
@@ -78,48 +78,85 @@ BenchResult bench_size(Engine& engine, int width, int height, const BenchOptions
           runtime.last_profile(), runtime.describe()};
 }
 
+// Every engine at once, each on its own thread, as when the devices share a job.
+std::vector<BenchResult> bench_size_on_each(const std::vector<std::unique_ptr<Engine>>& engines,
+                                            int width, int height, const BenchOptions& options) {
+  std::vector<std::future<BenchResult>> running;
+  for (const auto& engine : engines)
+    running.push_back(std::async(std::launch::async, [&, e = engine.get()] {
+      return bench_size(*e, width, height, options);
+    }));
+  std::vector<BenchResult> results;
+  for (auto& r : running) results.push_back(r.get());
+  for (const auto& engine : engines) warn_once(engine->runtime(width, height));
+  return results;
+}
+
+void print_result(const BenchResult& r, const std::string& size, const BenchOptions& options) {
+  const double ms_per_mid = r.ms_per_pair / options.mids;
+  std::cout << std::fixed << std::setprecision(3) << size << "  " << r.runtime
+            << "  " << options.mids << " mid(s)/pair: " << r.ms_per_pair << " ms/pair, " << ms_per_mid
+            << " ms/mid, " << std::setprecision(2) << 1000.0 / ms_per_mid << " mids/s";
+  if (r.device_time)
+    std::cout << std::setprecision(3) << " (GPU time; wall " << r.wall_ms_per_pair << " ms/pair)";
+  std::cout << "\n";
+  std::size_t name_width = 0;
+  for (const auto& s : r.stages) name_width = std::max(name_width, s.stage.size());
+  for (const auto& s : r.stages)
+    std::cout << "    " << std::left << std::setw(int(name_width) + 2) << s.stage << std::right
+              << std::setprecision(3) << std::setw(9) << s.ms << " ms\n";
+}
+
+nlohmann::json result_json(const BenchResult& r, const std::string& size, const Engine& engine,
+                           const BenchOptions& options) {
+  const double ms_per_mid = r.ms_per_pair / options.mids;
+  nlohmann::json entry = {{"size", size},
+                          {"runtime", r.runtime},
+                          {"model", engine.model().source()},
+                          {"mids_per_pair", options.mids},
+                          {"frames_uploaded_per_pair", options.stream ? 1 : 2},
+                          {"ms_per_pair", r.ms_per_pair},
+                          {"timing", r.device_time ? "device" : "wall"},
+                          {"wall_ms_per_pair", r.wall_ms_per_pair},
+                          {"ms_per_mid", ms_per_mid},
+                          {"mids_per_s", 1000.0 / ms_per_mid}};
+  for (const auto& s : r.stages) entry["stages_ms"][s.stage] = s.ms;
+  return entry;
+}
+
 void run_bench(const BenchOptions& options) {
   if (options.mids < 1 || options.runs < 1 || options.warmup < 0)
     throw Error(ErrorKind::invalid_argument, "--mids and --runs must be at least 1");
   RuntimeOptions runtime = runtime_options(options.engine);
   runtime.profile = options.profile;
   // Without --model: random weights of the 240-channel classic student's shape.
-  Model model = options.engine.model.empty() ? Model::random_classic(120, 240)
-                                             : load_model(options.engine.model);
-  Engine engine(std::move(model), backend_request(options.engine), runtime);
-  if (!engine.backend_warning().empty()) warn(engine.backend_warning());
+  const Model model = options.engine.model.empty() ? Model::random_classic(120, 240)
+                                                   : load_model(options.engine.model);
+  std::vector<std::unique_ptr<Engine>> engines;
+  for (const BackendRequest& request : backend_requests(options.engine)) {
+    engines.push_back(std::make_unique<Engine>(model, request, runtime));
+    if (!engines.back()->backend_warning().empty()) warn(engines.back()->backend_warning());
+  }
 
   nlohmann::json report = nlohmann::json::array();
   for (const auto& size : options.sizes) {
     const auto [w, h] = parse_size(size);
-    const BenchResult r = bench_size(engine, w, h, options);
-    const double ms_per_mid = r.ms_per_pair / options.mids;
-    if (options.json) {
-      nlohmann::json entry = {{"size", size},
-                              {"runtime", r.runtime},
-                              {"model", engine.model().source()},
-                              {"mids_per_pair", options.mids},
-                              {"frames_uploaded_per_pair", options.stream ? 1 : 2},
-                              {"ms_per_pair", r.ms_per_pair},
-                              {"timing", r.device_time ? "device" : "wall"},
-                              {"wall_ms_per_pair", r.wall_ms_per_pair},
-                              {"ms_per_mid", ms_per_mid},
-                              {"mids_per_s", 1000.0 / ms_per_mid}};
-      for (const auto& s : r.stages) entry["stages_ms"][s.stage] = s.ms;
-      report.push_back(entry);
-      continue;
+    const std::vector<BenchResult> results = bench_size_on_each(engines, w, h, options);
+    double mids_per_s = 0.0;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      mids_per_s += 1000.0 * options.mids / results[i].ms_per_pair;
+      if (options.json)
+        report.push_back(result_json(results[i], size, *engines[i], options));
+      else
+        print_result(results[i], size, options);
     }
-    std::cout << std::fixed << std::setprecision(3) << size << "  " << r.runtime << "  "
-              << options.mids << " mid(s)/pair: " << r.ms_per_pair << " ms/pair, " << ms_per_mid
-              << " ms/mid, " << std::setprecision(2) << 1000.0 / ms_per_mid << " mids/s";
-    if (r.device_time)
-      std::cout << std::setprecision(3) << " (GPU time; wall " << r.wall_ms_per_pair << " ms/pair)";
-    std::cout << "\n";
-    std::size_t name_width = 0;
-    for (const auto& s : r.stages) name_width = std::max(name_width, s.stage.size());
-    for (const auto& s : r.stages)
-      std::cout << "    " << std::left << std::setw(int(name_width) + 2) << s.stage << std::right
-                << std::setprecision(3) << std::setw(9) << s.ms << " ms\n";
+    if (results.size() < 2) continue;
+    // The devices side by side: what a job spread over all of them could reach.
+    if (options.json)
+      report.push_back({{"size", size}, {"devices", results.size()}, {"mids_per_s", mids_per_s}});
+    else
+      std::cout << size << "  " << results.size() << " devices: " << std::setprecision(2)
+                << mids_per_s << " mids/s\n";
   }
   if (options.json) std::cout << report.dump(2) << "\n";
 }

@@ -43,6 +43,14 @@ const char* bf16_text(cpu::CpuBf16 bf16) {
   return "no bfloat16 instructions (auto precision is f32)";
 }
 
+std::string device_list(const std::vector<int>& devices) {
+  if (devices.empty()) return "none";
+  if (devices == std::vector<int>{-1}) return "the CPU";
+  std::string text = devices.size() > 1 ? "Vulkan devices" : "Vulkan device";
+  for (std::size_t i = 0; i < devices.size(); ++i) text += (i ? ", " : " ") + std::to_string(devices[i]);
+  return text;
+}
+
 void run_info() {
   std::cout << "Framecast " FRAMECAST_VERSION "\n\nBackends:";
   for (const auto& name : backend_names()) std::cout << " " << name;
@@ -53,6 +61,8 @@ void run_info() {
 #else
   std::cout << "\nVulkan: not built into this binary\n";
 #endif
+  std::cout << "\n--device all runs on: " << device_list(all_devices("auto"))
+            << "; with --backend vulkan: " << device_list(all_devices("vulkan")) << "\n";
   std::cout << "\nModels:\n";
   for (const char* name : {"fast", "quality", "slim"}) print_model(name);
 }
@@ -112,6 +122,9 @@ void run_info_json() {
                               {"cpu", {{"threads", omp_get_max_threads()},
                                        {"bf16", bf16_name(cpu::cpu_bf16())}}},
                               {"vulkan", vulkan_json()},
+                              // -1: one engine on the backend's own pick (the CPU for auto)
+                              {"device_all", {{"auto", all_devices("auto")},
+                                              {"vulkan", all_devices("vulkan")}}},
                               {"models", models}}
                    .dump(2)
             << "\n";

@@ -38,8 +38,8 @@ class Reporter {
   void started(const std::string& line) {
     if (mode_ == "plain") std::cerr << "framecast: " << line << "\n";
   }
-  // Which model and backend run the job: a line, or the first JSON object.
-  void started(const Engine& engine) {
+  // Which model and backend run the job, on how many devices: a line, or the first JSON object.
+  void started(const Engine& engine, std::size_t devices) {
     const Model& model = engine.model();
     const std::string file = std::filesystem::path(model.source()).filename().string();
     const std::size_t blocks = 1 + model.shape().blocks.size();
@@ -50,13 +50,15 @@ class Reporter {
                                   {"flow_blocks", blocks},
                                   {"large_motion", large_motion},
                                   {"ensemble", passes},
-                                  {"backend", engine.backend_name()}}
+                                  {"backend", engine.backend_name()},
+                                  {"devices", devices}}
                        .dump()
                 << std::endl;
     started("model " + file + " (" + std::to_string(blocks) + " flow block" +
             (blocks > 1 ? "s" : "") + (large_motion ? ", large-motion pass" : "") +
             (passes > 1 ? ", ensemble of " + std::to_string(passes) + " passes" : "") +
-            ") on the " + engine.backend_name() + " backend");
+            ") on the " + engine.backend_name() + " backend" +
+            (devices > 1 ? ", " + std::to_string(devices) + " devices" : ""));
   }
   void warning(const std::string& text) {
     clear_line();
@@ -92,9 +94,10 @@ class Reporter {
 // `--model default` (the default) picks the tier: quality when a hardware GPU writes a file,
 // fast otherwise (the CPU could not keep up with quality's ~2x cost, and a pipe is often
 // watched live). An explicit name or file is used as given.
-Engine make_interpolation_engine(const EngineOptions& options, bool to_file) {
-  if (options.model != "default" || !to_file) return make_engine(options);
-  return make_engine(options, [](const Backend& backend) {
+std::vector<std::unique_ptr<Engine>> make_interpolation_engines(const EngineOptions& options,
+                                                                bool to_file) {
+  return make_engines(options, [&](const Backend& backend) {
+    if (options.model != "default" || !to_file) return load_model(options.model);
     return load_model(backend.hardware_gpu() ? "quality" : "fast");
   });
 }
@@ -125,19 +128,21 @@ void run_interpolate(const InterpolateOptions& options) {
     // A reader that goes away should give an error message, not a silent SIGPIPE death.
     std::signal(SIGPIPE, SIG_IGN);
   }
-  Engine engine = make_interpolation_engine(options.engine, job.output != "-");
+  const auto engines = make_interpolation_engines(options.engine, job.output != "-");
+  std::vector<Engine*> workers;
+  for (const auto& engine : engines) workers.push_back(engine.get());
   Reporter reporter(options.progress);
   video::PipelineHooks hooks;
   hooks.cancelled = [] { return interrupted.load(); };
   hooks.warning = [&](const std::string& text) { reporter.warning(text); };
   // Once input and output are open: a job that fails to start prints its error alone.
   hooks.started = [&](const std::string& line) {
-    reporter.started(engine);
+    reporter.started(*engines.front(), engines.size());
     reporter.started(line);
   };
   hooks.progress = [&](const video::Progress& p) { reporter.progress(p); };
   try {
-    reporter.finished(video::run_interpolation(job, engine, hooks));
+    reporter.finished(video::run_interpolation(job, workers, hooks));
   } catch (...) {
     reporter.clear_line();
     throw;

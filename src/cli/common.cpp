@@ -1,7 +1,9 @@
 #include "cli/common.hpp"
 
+#include <algorithm>
 #include <iostream>
 
+#include "cli/arguments.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::cli {
@@ -23,7 +25,9 @@ void add_engine_options(CLI::App& command, EngineOptions& options, bool with_gua
       ->capture_default_str();
   command.add_option("--backend", options.backend, "auto, cpu, cpu-reference or vulkan")
       ->capture_default_str();
-  command.add_option("--device", options.device, "GPU index (see `framecast info`); -1 picks one")
+  command.add_option("--device", options.device,
+                     "GPU index (see `framecast info`), -1 to pick one; interpolate and bench also "
+                     "take a list such as 0,1 or all, one engine per device")
       ->capture_default_str();
   command.add_option("--precision", options.precision,
                      "auto, f32, f16 (GPUs) or bf16 (CPUs with bfloat16 instructions)")
@@ -63,8 +67,46 @@ RuntimeOptions runtime_options(const EngineOptions& options) {
   return r;
 }
 
-BackendRequest backend_request(const EngineOptions& options) {
-  return {options.backend, options.device, [] { return interrupted.load(); }};
+namespace {
+
+std::string index_list(const std::vector<int>& indices) {
+  std::string text;
+  for (int i : indices) text += (text.empty() ? "" : ", ") + std::to_string(i);
+  return text;
+}
+
+// The devices of a selection: `all` from the backend, a list checked against them.
+std::vector<int> selected_devices(const EngineOptions& options) {
+  const DeviceSelection selection = parse_device_selection(options.device);
+  if (selection.indices.size() == 1) return selection.indices;  // the backend checks it
+  const std::vector<int> available = all_devices(options.backend);
+  if (available == std::vector<int>{-1} && options.backend != "auto" && !selection.all)
+    throw Error(ErrorKind::invalid_argument, "--device '" + options.device + "': the " +
+                                                 options.backend +
+                                                 " backend runs on one device; lists are for GPUs");
+  if (selection.all) {
+    if (available.empty()) throw Error(ErrorKind::device, "--device all: no usable Vulkan device");
+    return available;
+  }
+  const std::vector<int> usable = all_devices("vulkan");
+  for (int index : selection.indices)
+    if (std::find(usable.begin(), usable.end(), index) == usable.end())
+      throw Error(ErrorKind::invalid_argument,
+                  "--device '" + options.device + "': there is no usable Vulkan device " +
+                      std::to_string(index) +
+                      (usable.empty() ? std::string(" (none is usable)")
+                                      : " (usable: " + index_list(usable) + ")"));
+  return selection.indices;
+}
+
+}  // namespace
+
+std::vector<BackendRequest> backend_requests(const EngineOptions& options) {
+  const std::vector<int> devices = selected_devices(options);
+  const std::string backend = devices.size() > 1 && options.backend == "auto" ? "vulkan" : options.backend;
+  std::vector<BackendRequest> requests;
+  for (int device : devices) requests.emplace_back(backend, device, [] { return interrupted.load(); });
+  return requests;
 }
 
 Model load_model(const std::string& name_or_path) {
@@ -72,14 +114,26 @@ Model load_model(const std::string& name_or_path) {
 }
 
 Engine make_engine(const EngineOptions& options) {
-  return make_engine(options, [&](const Backend&) { return load_model(options.model); });
-}
-
-Engine make_engine(const EngineOptions& options, const Engine::ModelPicker& pick) {
   const auto runtime = runtime_options(options);  // validates before the model is read
-  Engine engine(pick, backend_request(options), runtime);
+  const auto requests = backend_requests(options);
+  if (requests.size() != 1)
+    throw Error(ErrorKind::invalid_argument,
+                "--device '" + options.device + "': this command runs on one device");
+  Engine engine(load_model(options.model), requests.front(), runtime);
   if (!engine.backend_warning().empty()) warn(engine.backend_warning());
   return engine;
+}
+
+std::vector<std::unique_ptr<Engine>> make_engines(const EngineOptions& options,
+                                                  const Engine::ModelPicker& pick) {
+  const auto runtime = runtime_options(options);  // validates before the model is read
+  std::vector<std::unique_ptr<Engine>> engines;
+  for (const BackendRequest& request : backend_requests(options)) {
+    const Engine::ModelPicker first_model = [&](const Backend&) { return engines.front()->model(); };
+    engines.push_back(std::make_unique<Engine>(engines.empty() ? pick : first_model, request, runtime));
+    if (!engines.back()->backend_warning().empty()) warn(engines.back()->backend_warning());
+  }
+  return engines;
 }
 
 }  // namespace framecast::cli

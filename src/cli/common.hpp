@@ -4,7 +4,9 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "framecast/engine.hpp"
 
@@ -13,7 +15,7 @@ namespace framecast::cli {
 struct EngineOptions {
   std::string model = "default";
   std::string backend = "auto";
-  int device = -1;
+  std::string device = "-1";  // see parse_device_selection
   std::string precision = "auto";
   bool static_guard = false;
   int ensemble = 1;
@@ -26,14 +28,20 @@ void add_engine_options(CLI::App& command, EngineOptions& options, bool with_gua
 
 Precision parse_precision(const std::string& text);
 RuntimeOptions runtime_options(const EngineOptions& options);
-// --backend and --device, and SIGINT/SIGTERM for the runtime's creation (kernel builds), which
-// happens with the first frame, when the job has started.
-BackendRequest backend_request(const EngineOptions& options);
+// One request per device that --backend and --device name, each with SIGINT/SIGTERM for the
+// runtime's creation (kernel builds), which happens with the first frame, when the job has
+// started. Several devices are GPUs: `auto` then means vulkan, never a CPU fallback per device.
+// Throws Error(invalid_argument) for a list the backend cannot run on.
+std::vector<BackendRequest> backend_requests(const EngineOptions& options);
 Model load_model(const std::string& name_or_path);
-// Loads the model, creates the engine, and prints a fallback warning once on stderr.
+// Loads the model, creates the engine on the one device --device names, and prints a
+// fallback warning once on stderr.
 Engine make_engine(const EngineOptions& options);
-// The same with the model picked once the backend is known (options.model is not used).
-Engine make_engine(const EngineOptions& options, const Engine::ModelPicker& pick);
+// One engine per device --device names, the model picked once the first backend is known
+// (options.model is not used) and run by every engine, so that no frame depends on which
+// device made it.
+std::vector<std::unique_ptr<Engine>> make_engines(const EngineOptions& options,
+                                                  const Engine::ModelPicker& pick);
 
 void warn(const std::string& message);
 

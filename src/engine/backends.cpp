@@ -2,6 +2,7 @@
 #include "framecast/backend.hpp"
 #include "framecast/error.hpp"
 #ifdef FRAMECAST_HAVE_VULKAN
+#include "backends/vulkan/context.hpp"
 #include "backends/vulkan/vulkan_backend.hpp"
 #endif
 
@@ -13,6 +14,42 @@ std::vector<std::string> backend_names() {
   names.push_back("vulkan");
 #endif
   return names;
+}
+
+namespace {
+
+Error unknown_backend(const std::string& name) {
+  return Error(ErrorKind::invalid_argument,
+               "unknown backend '" + name + "' (auto, cpu, cpu-reference, vulkan)");
+}
+
+// Usable Vulkan devices' indices, hardware ones only when `hardware_only`; none without Vulkan.
+std::vector<int> vulkan_devices(bool hardware_only) {
+  std::vector<int> indices;
+#ifdef FRAMECAST_HAVE_VULKAN
+  try {
+    const vulkan::Instance instance;
+    for (const auto& d : instance.devices())
+      if (d.unusable.empty() && !(hardware_only && d.software())) indices.push_back(d.index);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::device) throw;
+  }
+#else
+  (void)hardware_only;
+#endif
+  return indices;
+}
+
+}  // namespace
+
+std::vector<int> all_devices(const std::string& backend) {
+  if (backend == "vulkan") return vulkan_devices(false);
+  if (backend == "auto") {
+    auto hardware = vulkan_devices(true);
+    return hardware.empty() ? std::vector<int>{-1} : hardware;
+  }
+  if (backend == "cpu" || backend == "cpu-reference") return {-1};
+  throw unknown_backend(backend);
 }
 
 BackendChoice make_backend(const BackendRequest& request) {
@@ -42,8 +79,7 @@ BackendChoice make_backend(const BackendRequest& request) {
 #endif
     if (!choice.backend) choice.backend = cpu::make_cpu_backend(cpu::CpuPath::fast, request.cancelled);
   } else {
-    throw Error(ErrorKind::invalid_argument,
-                "unknown backend '" + request.name + "' (auto, cpu, cpu-reference, vulkan)");
+    throw unknown_backend(request.name);
   }
   return choice;
 }

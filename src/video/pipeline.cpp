@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "video/bounded_queue.hpp"
+#include "video/ordered_pool.hpp"
 #include "video/pairing.hpp"
 #include "video/scene_cut.hpp"
 #include "video/schedule.hpp"
@@ -23,7 +24,9 @@ using Clock = std::chrono::steady_clock;
 
 // Few frames in flight: enough to keep every stage busy, little memory at 4K and 16 bits.
 constexpr std::size_t decoded_capacity = 4;
-constexpr std::size_t output_capacity = 8;
+// Pairs dealt out and not yet written: one running and one waiting per engine, and a few
+// done for the encoder while an earlier pair is still running.
+std::size_t pairs_in_flight(std::size_t engines) { return 2 * engines + 2; }
 
 // A decoded frame with its scene-cut thumbnail, made on the decoding thread: the interpolating
 // thread is the pipeline's pace on a GPU, and the thumbnail was its largest host cost.
@@ -84,23 +87,63 @@ class Messages {
   std::vector<std::string> pending_;
 };
 
-// The middle stage: pairs source frames, decides cuts, asks the engine for the slots' frames.
-// Every source frame goes through the pairing, so slots and cut decisions are the whole run's;
-// only the frames in `range` are made and handed on.
+// One pair's output frames, dealt to whichever engine is free.
+struct PairJob {
+  std::vector<Slot> slots;  // those in the output range
+  std::vector<float> ts;    // the blended slots' positions
+  std::shared_ptr<const Frame> previous, next;  // previous: null before the first frame
+};
+using PairFrames = std::vector<OutputFrame>;
+
+// An engine with the second frame of the last pair it interpolated: a pair starting there
+// needs one upload, not two.
+struct Renderer {
+  Engine* engine = nullptr;
+  std::shared_ptr<const Frame> last_second;
+};
+using RenderPool = OrderedPool<Renderer, PairJob, PairFrames>;
+
+// Whichever engine renders a pair, its frames are the same: each pair is interpolated whole,
+// from its two frames, by one engine.
+PairFrames render_pair(Renderer& renderer, PairJob& job, Counters& counters) {
+  std::vector<Frame> mids;
+  if (!job.ts.empty()) {
+    BusyTimer busy(counters.interpolate_ns);
+    Engine& engine = *renderer.engine;
+    mids = job.previous == renderer.last_second ? engine.interpolate_next(*job.next, job.ts)
+                                                : engine.interpolate(*job.previous, *job.next, job.ts);
+    renderer.last_second = job.next;
+  }
+  counters.synthesized += std::int64_t(job.ts.size());
+  PairFrames frames;
+  std::size_t m = 0;
+  for (const Slot& s : job.slots) {
+    std::shared_ptr<const Frame> image =
+        s.use == Slot::Use::blend      ? std::make_shared<const Frame>(std::move(mids[m++]))
+        : s.use == Slot::Use::previous ? job.previous
+                                       : job.next;
+    frames.push_back({std::move(image), s.index});
+  }
+  counters.made += std::int64_t(frames.size());
+  return frames;
+}
+
+// The middle stage: pairs source frames, decides cuts, deals the slots' frames out to the
+// engines. Every source frame goes through the pairing, so slots and cut decisions are the
+// whole run's; only the frames in `range` are made and handed on.
 class Interpolator {
  public:
-  Interpolator(Engine& engine, const VideoSource& source, Rational rate,
-               std::optional<double> threshold, FrameRange range, BoundedQueue<OutputFrame>& out,
-               Counters& counters, Messages& messages)
-      : engine_(engine), name_(source.name()), range_(range), out_(out), counters_(counters),
-        messages_(messages),
+  Interpolator(RenderPool& pool, const VideoSource& source, Rational rate,
+               std::optional<double> threshold, FrameRange range, Counters& counters,
+               Messages& messages)
+      : pool_(pool), name_(source.name()), range_(range), counters_(counters), messages_(messages),
         pairing_(Scheduler(rate, source.info().start,
                            snap_tolerance(source.info().time_base, source.info().frame_rate > Rational(0)
                                                                         ? source.info().frame_rate
                                                                         : rate)),
                  threshold) {}
 
-  // Every frame of the range is made: later source frames are not needed (read from the
+  // Every frame of the range is dealt out: later source frames are not needed (read from the
   // decoding thread, which then stops).
   bool done() const noexcept { return done_; }
 
@@ -122,49 +165,31 @@ class Interpolator {
     if (resuming_ && pairing_.empty()) pairing_.resume_at(frame.time);
     HeldFrame held{std::make_shared<const Frame>(std::move(frame.image)), frame.time, frame.duration};
     return pairing_.add(std::move(held), std::move(decoded.thumbnail),
-                        [&](const auto&... pair) { return render(pair..., stop); });
+                        [&](const auto&... pair) { return deal(pair..., stop); });
   }
 
   bool finish(std::stop_token stop) {
     if (done_) return true;
     if (pairing_.empty()) throw Error(ErrorKind::io, name_ + ": no video frame could be decoded");
-    return pairing_.finish([&](const auto&... pair) { return render(pair..., stop); });
+    return pairing_.finish([&](const auto&... pair) { return deal(pair..., stop); });
   }
 
  private:
-  bool render(const std::vector<Slot>& slots, const HeldFrame* previous, const HeldFrame& next,
-              std::stop_token stop) {
+  bool deal(const std::vector<Slot>& slots, const HeldFrame* previous, const HeldFrame& next,
+            std::stop_token stop) {
     counters_.cuts = pairing_.cuts();
-    std::vector<float> ts;
-    for (const Slot& s : slots)
-      if (s.use == Slot::Use::blend && range_.contains(s.index)) ts.push_back(s.t);
-    if (resuming_ && !checked_start_)
-      for (const Slot& s : slots)
-        if (range_.contains(s.index)) {
-          check_seen_enough(s.index);
-          break;
-        }
-    std::vector<Frame> mids;
-    if (!ts.empty()) {
-      BusyTimer busy(counters_.interpolate_ns);
-      mids = previous->image == last_second_
-                 ? engine_.interpolate_next(*next.image, ts)
-                 : engine_.interpolate(*previous->image, *next.image, ts);
-      last_second_ = next.image;
-    }
-    counters_.synthesized += std::int64_t(ts.size());
-    std::size_t m = 0;
+    PairJob job;
     for (const Slot& s : slots) {
       if (!range_.contains(s.index)) continue;
-      std::shared_ptr<const Frame> image =
-          s.use == Slot::Use::blend      ? std::make_shared<const Frame>(std::move(mids[m++]))
-          : s.use == Slot::Use::previous ? previous->image
-                                         : next.image;
-      ++counters_.made;
-      if (!out_.push({std::move(image), s.index}, stop)) return false;
+      if (resuming_ && !checked_start_) check_seen_enough(s.index);
+      job.slots.push_back(s);
+      if (s.use == Slot::Use::blend) job.ts.push_back(s.t);
     }
     done_ = range_.end && pairing_.scheduler().emitted() >= *range_.end;
-    return true;
+    if (job.slots.empty()) return true;
+    job.previous = previous ? previous->image : nullptr;
+    job.next = next.image;
+    return pool_.submit(std::move(job), stop);
   }
 
   // A pair's cut decision looks back span - 1 frames: a segment's first pair must have them.
@@ -175,12 +200,10 @@ class Interpolator {
                                      " are too far apart for a segment to start there exactly");
   }
 
-  Engine& engine_;
-  std::shared_ptr<const Frame> last_second_;  // the engine's last pair's second frame
+  RenderPool& pool_;
   std::string name_;
   FrameRange range_;
   std::atomic<bool> done_{false};
-  BoundedQueue<OutputFrame>& out_;
   Counters& counters_;
   Messages& messages_;
   FramePairing<HeldFrame> pairing_;
@@ -248,6 +271,10 @@ std::optional<Rational> seek_lead(const VideoSource& source) {
   return Rational(seek_lead_frames) / source.info().frame_rate;
 }
 
+std::string devices_text(std::size_t engines) {
+  return engines > 1 ? " on " + std::to_string(engines) + " devices" : "";
+}
+
 void refuse_same_file(const InterpolateJob& job) {
   std::error_code ec;
   if (job.input != "-" && job.output != "-" && std::filesystem::equivalent(job.input, job.output, ec))
@@ -262,8 +289,11 @@ RateRequest parse_rate_request(const std::string& factor, const std::string& fps
                      : RateRequest{parse_frame_rate(fps, "--fps"), false};
 }
 
-Progress run_interpolation(const InterpolateJob& job, Engine& engine, const PipelineHooks& hooks) {
+Progress run_interpolation(const InterpolateJob& job, const std::vector<Engine*>& engines,
+                           const PipelineHooks& hooks) {
+  if (engines.empty()) throw Error(ErrorKind::internal, "run_interpolation without an engine");
   refuse_same_file(job);
+  const Engine& engine = *engines.front();
   Messages messages;
   const Warn warn = [&](const std::string& text) { messages.add(text); };
   VideoSource source(job.input, job.strict, warn, hooks.cancelled);
@@ -277,15 +307,19 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
                   std::to_string(in.height) + " " + av_get_pix_fmt_name(in.pixel_format) + " " +
                   rate_text(in.frame_rate) + " fps -> " + (job.output == "-" ? "stdout" : job.output) +
                   ": " + sink.description() + " " + rate_text(rate) + " fps, " + engine.backend_name() +
-                  " backend" + (job.scene_threshold ? "" : ", no scene detection") +
-                  part_text(job, range));
+                  " backend" + devices_text(engines.size()) +
+                  (job.scene_threshold ? "" : ", no scene detection") + part_text(job, range));
   messages.forward(hooks.warning);
 
   Counters counters;
   BoundedQueue<DecodedFrame> decoded(decoded_capacity);
-  BoundedQueue<OutputFrame> outputs(output_capacity);
-  Interpolator interpolator(engine, source, rate, job.scene_threshold, range, outputs, counters,
-                            messages);
+  std::vector<Renderer> renderers;
+  for (Engine* e : engines) renderers.push_back({e, nullptr});
+  RenderPool pool(
+      std::move(renderers),
+      [&](Renderer& renderer, PairJob& pair) { return render_pair(renderer, pair, counters); },
+      pairs_in_flight(engines.size()));
+  Interpolator interpolator(pool, source, rate, job.scene_threshold, range, counters, messages);
   if (const auto lead = seek_lead(source);
       range.begin > 0 && lead && source.seek_before(output_time(source, rate, range.begin) - *lead))
     interpolator.resume();
@@ -334,14 +368,15 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
   std::jthread interpolate_thread(stage([&](std::stop_token stop) {
     while (auto frame = decoded.pop(stop))
       if (!interpolator.add(std::move(*frame), stop)) return;
-    if (!stop.stop_requested() && interpolator.finish(stop)) outputs.close();
+    if (!stop.stop_requested() && interpolator.finish(stop)) pool.close();
   }));
   std::jthread encode_thread(stage([&](std::stop_token stop) {
-    while (auto frame = outputs.pop(stop)) {
-      BusyTimer busy(counters.encode_ns);
-      sink.write(*frame->image, frame->index);
-      ++counters.written;
-    }
+    while (auto frames = pool.next(stop))
+      for (const OutputFrame& frame : *frames) {
+        BusyTimer busy(counters.encode_ns);
+        sink.write(*frame.image, frame.index);
+        ++counters.written;
+      }
     if (stop.stop_requested()) return;
     BusyTimer busy(counters.encode_ns);
     sink.finish();
@@ -356,7 +391,8 @@ Progress run_interpolation(const InterpolateJob& job, Engine& engine, const Pipe
     p.finished = complete;
     p.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
     p.decode = {counters.decoded, double(counters.decode_ns) * 1e-9};
-    p.interpolate = {counters.made, double(counters.interpolate_ns) * 1e-9};
+    // The engines work side by side: the stage's rate is its frames over one engine's busy time.
+    p.interpolate = {counters.made, double(counters.interpolate_ns) * 1e-9 / double(engines.size())};
     p.encode = {counters.written, double(counters.encode_ns) * 1e-9};
     p.synthesized = counters.synthesized;
     p.scene_cuts = counters.cuts;

@@ -1,5 +1,6 @@
 // The interpolation job: decode -> interpolate -> encode on three threads joined by capped
-// queues, so the slowest stage sets the pace and memory stays bounded. Any stage's error
+// queues, so the slowest stage sets the pace and memory stays bounded; the interpolating
+// stage deals its pairs out to one worker thread per engine. Any stage's error
 // stops the others; the output appears only when everything succeeded.
 #pragma once
 
@@ -57,7 +58,13 @@ struct PipelineHooks {
 };
 
 // Runs the job; hooks are called on the calling thread. Returns the final figures. Throws
-// the first stage's Error, or Error(cancelled) when `cancelled` said so.
-Progress run_interpolation(const InterpolateJob& job, Engine& engine, const PipelineHooks& hooks);
+// the first stage's Error, or Error(cancelled) when `cancelled` said so. With several
+// engines (one per device, all of one model and options) pairs are dealt out to whichever is
+// free and their frames written in order: the output is the same as with one of them.
+Progress run_interpolation(const InterpolateJob& job, const std::vector<Engine*>& engines,
+                           const PipelineHooks& hooks);
+inline Progress run_interpolation(const InterpolateJob& job, Engine& engine, const PipelineHooks& hooks) {
+  return run_interpolation(job, std::vector<Engine*>{&engine}, hooks);
+}
 
 }  // namespace framecast::video

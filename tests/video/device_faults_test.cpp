@@ -28,6 +28,16 @@ VKAPI_ATTR VkResult VKAPI_CALL lost_submit(VkQueue queue, std::uint32_t count, c
   return VK_ERROR_DEVICE_LOST;
 }
 
+// Device lost on every queue but the first to submit: one of two devices fails.
+std::atomic<VkQueue> healthy_queue{VK_NULL_HANDLE};
+VKAPI_ATTR VkResult VKAPI_CALL lost_submit_on_one_queue(VkQueue queue, std::uint32_t count,
+                                                        const VkSubmitInfo* infos, VkFence fence) {
+  VkQueue none = VK_NULL_HANDLE;
+  healthy_queue.compare_exchange_strong(none, queue);
+  if (queue == healthy_queue || calls_left-- > 0) return real_submit(queue, count, infos, fence);
+  return VK_ERROR_DEVICE_LOST;
+}
+
 PFN_vkAllocateMemory real_allocate = nullptr;
 VKAPI_ATTR VkResult VKAPI_CALL exhausted_allocate(VkDevice device, const VkMemoryAllocateInfo* info,
                                                   const VkAllocationCallbacks* callbacks, VkDeviceMemory* memory) {
@@ -79,8 +89,9 @@ class DeviceFaults : public ::testing::Test {
     }
   }
 
-  // Runs the job; returns the error it ended with.
-  Error run() {
+  // Runs the job on the fixture's engine, or on `engines`; returns the error it ended with.
+  Error run() { return run({&*engine_}); }
+  Error run(const std::vector<Engine*>& engines) {
     video::InterpolateJob job;
     job.input = (dir_ / "in.y4m").string();
     job.output = (dir_ / "out.mkv").string();
@@ -88,7 +99,7 @@ class DeviceFaults : public ::testing::Test {
     video::PipelineHooks hooks;
     hooks.cancelled = [] { return signalled.load(); };
     try {
-      video::run_interpolation(job, *engine_, hooks);
+      video::run_interpolation(job, engines, hooks);
     } catch (const Error& e) {
       return e;
     }
@@ -132,6 +143,27 @@ TEST_F(DeviceFaults, SignalWhileTheKernelsAreBuilt) {
   Swap swap(vk::vkCreateComputePipelines, &signalling_create_pipelines, real_create_pipelines);
   expect_clean_failure(run(), ErrorKind::cancelled, "interrupted");
   EXPECT_EQ(kernel_builds, 3) << "kernels were built after the signal";
+}
+
+// Two devices (lavapipe listed twice), one of them lost mid-stream: the job ends with that
+// device's error alone, and the other device's frames are not written under the output name.
+TEST_F(DeviceFaults, OneOfTwoDevicesLostMidStream) {
+  TwoLavapipes lavapipes;
+  std::vector<std::unique_ptr<Engine>> engines;
+  for (int device : {0, 1}) {
+    try {
+      engines.push_back(std::make_unique<Engine>(Model::load(tiny_model(dir_.path())),
+                                                 BackendRequest{"vulkan", device}));
+    } catch (const Error& e) {
+      GTEST_SKIP() << "no second Vulkan device: " << e.what();
+    }
+  }
+  healthy_queue = VK_NULL_HANDLE;
+  calls_left = 6;
+  Swap swap(vk::vkQueueSubmit, &lost_submit_on_one_queue, real_submit);
+  expect_clean_failure(run({engines[0].get(), engines[1].get()}), ErrorKind::device,
+                       "VK_ERROR_DEVICE_LOST");
+  EXPECT_LT(calls_left, 0) << "the second device never failed";
 }
 
 TEST_F(DeviceFaults, DeviceMemoryExhausted) {

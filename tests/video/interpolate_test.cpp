@@ -162,22 +162,6 @@ TEST_F(Interpolate, WithoutAModelTheCpuUsesTheFastModel) {
   EXPECT_EQ(probe(path("out.y4m")).find(AVMEDIA_TYPE_VIDEO)->pts.size(), 12u);
 }
 
-// `before` frames of one scene, then 24 - `before` of an unrelated one, at 24 fps; written
-// losslessly.
-void make_cut_clip(const std::string& out, int before = 12) {
-  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=1 -f lavfi -i testsrc2=s=160x90:r=24:d=1 "
-            "-filter_complex '[0]trim=end_frame=" + std::to_string(before) + "[a];[1]trim=end_frame=" +
-            std::to_string(24 - before) + ",vflip,hflip,negate[b];[a][b]concat' " + out);
-}
-
-// The bytes after a yuv4mpeg file's header line: every frame's "FRAME" line and planes.
-std::string y4m_frames(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string header;
-  std::getline(in, header);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 TEST_F(Interpolate, AtASceneCutTheFrameBeforeItIsRepeated) {
   make_cut_clip(path("in.y4m"));
   const RunResult r = interpolate("-i " + path("in.y4m") + " -o " + path("out.y4m") + " --factor 2");

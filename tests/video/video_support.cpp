@@ -79,6 +79,39 @@ void make_clip(const std::string& args) {
   ASSERT_EQ(r.exit_code, 0) << "ffmpeg " << args << "\n" << r.err;
 }
 
+void make_cut_clip(const std::string& out, int before) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=1 -f lavfi -i testsrc2=s=160x90:r=24:d=1 "
+            "-filter_complex '[0]trim=end_frame=" + std::to_string(before) + "[a];[1]trim=end_frame=" +
+            std::to_string(24 - before) + ",vflip,hflip,negate[b];[a][b]concat' " + out);
+}
+
+std::string y4m_frames(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string header;
+  std::getline(in, header);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TwoLavapipes::TwoLavapipes() {
+  // The tests' environment names lavapipe's manifest (tests/CMakeLists.txt).
+  const char* icd = std::getenv("VK_ICD_FILENAMES");
+  if (icd) previous_ = icd;
+  const std::filesystem::path lavapipe = icd ? icd : "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+  std::string files;
+  for (const char* name : {"lavapipe_a.json", "lavapipe_b.json"}) {
+    std::filesystem::copy_file(lavapipe, manifests_ / name);
+    files += (files.empty() ? "" : ":") + (manifests_ / name).string();
+  }
+  setenv("VK_ICD_FILENAMES", files.c_str(), 1);
+}
+
+TwoLavapipes::~TwoLavapipes() {
+  if (previous_)
+    setenv("VK_ICD_FILENAMES", previous_->c_str(), 1);
+  else
+    unsetenv("VK_ICD_FILENAMES");
+}
+
 void write_model(const Model& model, const std::filesystem::path& json_path) {
   nlohmann::json header;
   std::ofstream bin(std::filesystem::path(json_path).replace_extension(".bin"), std::ios::binary);

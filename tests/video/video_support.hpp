@@ -39,6 +39,26 @@ RunResult run_framecast(const std::string& args);
 // `ffmpeg -y ARGS` quietly; fails the test when ffmpeg does.
 void make_clip(const std::string& args);
 
+// `before` frames of one scene, then 24 - `before` of an unrelated one, at 24 fps, 160x90;
+// written losslessly.
+void make_cut_clip(const std::string& out, int before = 12);
+// The bytes after a yuv4mpeg file's header line: every frame's "FRAME" line and planes.
+std::string y4m_frames(const std::string& path);
+
+// Mesa's lavapipe listed twice in VK_ICD_FILENAMES for this object's lifetime (this process
+// and the commands it runs), so that Vulkan has two devices on a machine without a GPU.
+class TwoLavapipes {
+ public:
+  TwoLavapipes();
+  ~TwoLavapipes();
+  TwoLavapipes(const TwoLavapipes&) = delete;
+  TwoLavapipes& operator=(const TwoLavapipes&) = delete;
+
+ private:
+  ScratchDir manifests_;
+  std::optional<std::string> previous_;
+};
+
 // NAME.json + NAME.bin (the seed's format) for a model, e.g. Model::random_classic.
 void write_model(const Model& model, const std::filesystem::path& json_path);
 // A tiny random model written into `dir` (fast enough for every test).
