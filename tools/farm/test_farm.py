@@ -200,8 +200,9 @@ class Farm(unittest.TestCase):
 
     def test_a_stopped_job_leaves_nothing(self):
         # long enough that both segments are still writing after framecast's first report
-        # (once a second), although each decodes only from a keyframe before its part
-        self.source = self.clip("in.mkv", 6, "480x272")
+        # (once a second), although each decodes only from a keyframe before its part: 6 s
+        # took under a second a segment on a 2-core machine, so the job ended unstopped
+        self.source = self.clip("in.mkv", 30, "480x272")
         farm = subprocess.Popen([str(FARM), "-i", str(self.source), "-o", str(self.dir / "out.mkv"),
                                  "--factor", "2", "--workers", "2", "--segments", "2",
                                  "--framecast", FRAMECAST, "--backend", "cpu", "--", *ENGINE],
