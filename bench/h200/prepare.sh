@@ -20,6 +20,11 @@ stage_libs .gpu/libs.tar.xz "$build"/framecast "$build"/tests/vulkan/vulkan_test
 # five times longer; CRF 30 to travel in 4 MB), and one DAVIS validation pair
 ffmpeg -loglevel error -y -f lavfi -i testsrc2=s=1920x1080:r=24000/1001:d=10.01 -f lavfi \
   -i sine=f=440:d=10.01 -c:v libx264 -crf 30 -pix_fmt yuv420p -c:a aac -shortest .gpu/in1080.mp4
+# MULTI_GPU=1: also 4 s of 4K (3.2 MB) for bench/h200/multi_gpu.sh
+if [[ ${MULTI_GPU:-0} == 1 ]]; then
+  ffmpeg -loglevel error -y -f lavfi -i testsrc2=s=3840x2160:r=24000/1001:d=4 -c:v libx264 \
+    -preset veryfast -crf 30 -pix_fmt yuv420p .gpu/in2160.mp4
+fi
 davis=../shared/data/val/davis/bike-trial
 cp "$davis/frame0.png" .gpu/davis_0.png && cp "$davis/frame2.png" .gpu/davis_2.png
 stage_loader
