@@ -134,6 +134,15 @@ def interlaced_png(width, height, rgb):
             + chunk(b"IEND", b""))
 
 
+def png_with_oversized_splt():
+    """A 16x16 grey PNG whose sPLT chunk claims 1.9 GB in an 85-byte file: libpng allocates what
+    a parsed chunk claims before it reads it, so the reader must leave such chunks unparsed."""
+    ihdr = struct.pack(">IIBBBBB", 16, 16, 16, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
+            + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)) + struct.pack(">I", 0x73737373) + b"sPLT"
+            + bytes(range(40)))
+
+
 def image_seeds():
     """Small PNGs (8- and 16-bit, grey, grey + alpha, RGBA, palette, interlaced) and JPEGs
     (4:2:0, 4:4:4, grey) from testsrc2 and a real frame, each also cut in half."""
@@ -165,6 +174,7 @@ def image_seeds():
         rgb = subprocess.run(["ffmpeg", "-v", "error"] + testsrc("16x12").split()
                              + ["-pix_fmt", "rgb24", "-f", "rawvideo", "-"], check=True, capture_output=True).stdout
         write("fuzz_image", "png-interlaced-16x12", interlaced_png(16, 12, rgb))
+    write("fuzz_image", "png-splt-length-beyond-file", png_with_oversized_splt())
 
 
 if __name__ == "__main__":

@@ -120,6 +120,10 @@ Frame read_png(const std::filesystem::path& path, std::FILE* file, std::uint64_t
   if (setjmp(png_jmpbuf(png)))
     throw Error(ErrorKind::io, path.string() + ": corrupt or truncated PNG (" + state.errors.message + ")");
   png_init_io(png, file);
+  // Only IHDR, PLTE, tRNS, IDAT and IEND make the picture; libpng skips the rest unread.
+  // Parsed, a text or palette-suggestion chunk is first allocated at the length it claims (1.9 GB
+  // for an 85-byte file's corrupt sPLT), before the read finds the file short.
+  png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, nullptr, -1);
   png_read_info(png, info);
   const std::uint64_t width = png_get_image_width(png, info), height = png_get_image_height(png, info);
   if (height * (std::uint64_t(png_get_rowbytes(png, info)) + 1) > max_deflate_ratio * file_size)
