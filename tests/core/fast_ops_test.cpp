@@ -68,8 +68,9 @@ Planes flow_field(int width, int height, float unit, std::uint32_t seed) {
   return f;
 }
 
-// Sizes that are not multiples of 16: odd, tiny and wide.
-const std::pair<int, int> kSizes[] = {{83, 47}, {101, 61}, {18, 9}, {161, 33}};
+// Sizes that are not multiples of 16: odd, tiny and wide; one and two columns, where the
+// warps' tap pairs (ops_fast.cpp: RowTaps) have no room or just enough.
+const std::pair<int, int> kSizes[] = {{83, 47}, {101, 61}, {18, 9}, {161, 33}, {1, 7}, {2, 5}};
 
 TEST(FastOps, FramesToPlanesIsExact) {
   for (SampleDepth depth : {SampleDepth::u8, SampleDepth::u16}) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <optional>
 #include <vector>
@@ -166,50 +168,77 @@ class FlowRows {
 #endif
 
 // Bilinear taps of the points of one row (pixel::tap's clamping and arithmetic), laid out
-// for vector loops: the offsets of each point's four taps in a plane (top left, top right,
-// bottom left, bottom right) and its two weights.
+// for vector loops that read each row's two taps as one 8-byte pair: the offsets in a plane
+// of the top and bottom pairs, which of a pair's values are the left and right taps (`ends`),
+// and the two weights: half as many gathered loads as four separate taps. A pair never
+// reaches past its row, so this needs frames of at least two columns.
 struct RowTaps {
   explicit RowTaps(int points)
-      : tl(std::size_t(points)), tr(tl), bl(tl), br(tl), fx(std::size_t(points)), fy(fx) {}
-  std::vector<int> tl, tr, bl, br;
+      : top(std::size_t(points)), bottom(top), ends(top), fx(std::size_t(points)), fy(fx) {}
+  std::vector<int> top, bottom, ends;
   std::vector<float> fx, fy;
 };
 
+// RowTaps::ends: a pair's (first, second) value as the (left, right) tap, or one of them as
+// both, where the column is clamped at the left or the right edge.
+enum PairEnds : int { both_taps = 0, first_twice = 1, second_twice = 2 };
+
 // Every output is a __restrict parameter: GCC vectorises this loop only when it needs no
-// run-time checks that the seven arrays do not overlap.
+// run-time checks that the arrays do not overlap.
 FRAMECAST_ROW_CLONES
 void locate(int n, const float* __restrict x, float y, const float* __restrict dx,
-            const float* __restrict dy, int width, int height, int* __restrict tl,
-            int* __restrict tr, int* __restrict bl, int* __restrict br, float* __restrict fx,
+            const float* __restrict dy, int width, int height, int* __restrict top,
+            int* __restrict bottom, int* __restrict ends, float* __restrict fx,
             float* __restrict fy) {
   for (int i = 0; i < n; ++i) {
     const Tap tx = pixel::tap(x[i] + dx[i], width), ty = pixel::tap(y + dy[i], height);
-    tl[i] = ty.a * width + tx.a;
-    tr[i] = ty.a * width + tx.b;
-    bl[i] = ty.b * width + tx.a;
-    br[i] = ty.b * width + tx.b;
+    const int end = tx.a != tx.b ? both_taps : tx.a == 0 ? first_twice : second_twice;
+    const int first = end == second_twice ? tx.a - 1 : tx.a;  // the pair's first column
+    top[i] = ty.a * width + first;
+    bottom[i] = ty.b * width + first;
+    ends[i] = end;
     fx[i] = tx.f;
     fy[i] = ty.f;
   }
 }
 
+// Each pair is loaded as one 64-bit integer and split as bits, so that GCC vectorises the
+// loop with one 8-byte gather per pair (two floats would be two 4-byte gathers).
 FRAMECAST_ROW_CLONES
-void gather(const float* __restrict plane, int n, const int* __restrict tl,
-            const int* __restrict tr, const int* __restrict bl, const int* __restrict br,
-            const float* __restrict fx, const float* __restrict fy, float* __restrict out) {
-  for (int i = 0; i < n; ++i)
-    out[i] = pixel::bilerp(plane[tl[i]], plane[tr[i]], plane[bl[i]], plane[br[i]], fx[i], fy[i]);
+void gather(const float* __restrict plane, int n, const int* __restrict top,
+            const int* __restrict bottom, const int* __restrict ends, const float* __restrict fx,
+            const float* __restrict fy, float* __restrict out) {
+  for (int i = 0; i < n; ++i) {
+    std::uint64_t t, b;
+    std::memcpy(&t, plane + top[i], 8);
+    std::memcpy(&b, plane + bottom[i], 8);
+    const bool left_second = ends[i] == second_twice, right_first = ends[i] == first_twice;
+    const std::uint32_t t0 = std::uint32_t(t), t1 = std::uint32_t(t >> 32);
+    const std::uint32_t b0 = std::uint32_t(b), b1 = std::uint32_t(b >> 32);
+    out[i] = pixel::bilerp(std::bit_cast<float>(left_second ? t1 : t0),
+                           std::bit_cast<float>(right_first ? t0 : t1),
+                           std::bit_cast<float>(left_second ? b1 : b0),
+                           std::bit_cast<float>(right_first ? b0 : b1), fx[i], fy[i]);
+  }
 }
 
 // The three planes of frame `base` (0: frame0, 3: frame1) backward-warped at n points of row
 // y, as pixel::warp3 does it: point i is column x[i] moved by (dx[i], dy[i]); out[c][i].
 void warp_row(const Planes& imgs, int base, int y, int n, const float* x, const float* dx,
               const float* dy, RowTaps& t, float* const* out) {
-  locate(n, x, float(y), dx, dy, imgs.width, imgs.height, t.tl.data(), t.tr.data(), t.bl.data(),
-         t.br.data(), t.fx.data(), t.fy.data());
+  if (imgs.width < 2) {  // no pairs in a row: one tap at a time
+    for (int i = 0; i < n; ++i) {
+      float px[3];
+      pixel::warp3(imgs, base, x[i] + dx[i], float(y) + dy[i], px);
+      for (int c = 0; c < 3; ++c) out[c][i] = px[c];
+    }
+    return;
+  }
+  locate(n, x, float(y), dx, dy, imgs.width, imgs.height, t.top.data(), t.bottom.data(),
+         t.ends.data(), t.fx.data(), t.fy.data());
   for (int c = 0; c < 3; ++c)
-    gather(imgs.plane(base + c), n, t.tl.data(), t.tr.data(), t.bl.data(), t.br.data(),
-           t.fx.data(), t.fy.data(), out[c]);
+    gather(imgs.plane(base + c), n, t.top.data(), t.bottom.data(), t.ends.data(), t.fx.data(),
+           t.fy.data(), out[c]);
 }
 
 // Columns 0, 1, ... as floats: the x of warp_row for a whole row.
