@@ -109,7 +109,7 @@ class DnnlNet final : public ConvNet {
 
   void decode(Planes& tmp8) override {
     const auto dims = deconv_dst_md_.dims();
-    tmp8 = Planes(5, int(dims[2]), int(dims[3]));
+    tmp8.reshape(5, int(dims[2]), int(dims[3]));  // the reorder below writes every value
     memory dst(deconv_dst_md_, engine_, tmp8.values.data());
     deconv_.execute(stream_, {{DNNL_ARG_SRC, act_},
                               {DNNL_ARG_WEIGHTS, deconv_weights_},
@@ -122,7 +122,7 @@ class DnnlNet final : public ConvNet {
   void refine(const Planes& rin, Planes& features) override {
     const int r = model_.shape().refine_width;
     const memory src = input(rin, plain({1, 11, rin.height, rin.width}), refine_in_);
-    features = Planes(r, rin.height, rin.width);
+    features.reshape(r, rin.height, rin.width);  // the reorder below writes every value
     memory out(plain({1, r, rin.height, rin.width}), engine_, features.values.data());
     run(refine_[0], src, refine_a_);
     run(refine_[1], refine_a_, refine_b_);
