@@ -88,6 +88,16 @@ class DnnlNet final : public ConvNet {
     const dnnl_dim_t channels = d.dims[1], height = d.dims[2], width = d.dims[3];
     const float* shift = scale_shift.data() + channels;
     auto affine = [&](auto* data, auto load, auto store) {
+      if (blocking.strides[1] == 1) {  // channels-last (bf16): each pixel's channels in a row
+#pragma omp parallel for collapse(2)
+        for (dnnl_dim_t y = 0; y < height; ++y)
+          for (dnnl_dim_t x = 0; x < width; ++x) {
+            auto* pixel = data + y * blocking.strides[2] + x * blocking.strides[3];
+            for (dnnl_dim_t c = 0; c < channels; ++c)
+              pixel[c] = store(load(pixel[c]) * (1.0f + scale_shift[std::size_t(c)]) + shift[c]);
+          }
+        return;
+      }
 #pragma omp parallel for collapse(2)
       for (dnnl_dim_t c = 0; c < channels; ++c)
         for (dnnl_dim_t y = 0; y < height; ++y) {
