@@ -119,10 +119,12 @@ def video_seeds():
             write("fuzz_video_source", name, out.read_bytes())
 
 
+def png_chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
 def interlaced_png(width, height, rgb):
     """An Adam7-interlaced 8-bit RGB PNG (ffmpeg writes none), filter 0 on every row."""
-    chunk = lambda kind, body: (struct.pack(">I", len(body)) + kind + body
-                                + struct.pack(">I", zlib.crc32(kind + body)))
     passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
     raw = b""
     for x0, y0, dx, dy in passes:
@@ -130,17 +132,16 @@ def interlaced_png(width, height, rgb):
             row = b"".join(rgb[3 * (y * width + x):3 * (y * width + x) + 3] for x in range(x0, width, dx))
             raw += b"\0" + row if row else b""
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 1)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + png_chunk(b"IDAT", zlib.compress(raw))
+            + png_chunk(b"IEND", b""))
 
 
 def png_with_oversized_splt():
     """A 16x16 grey PNG whose sPLT chunk claims 1.9 GB in an 85-byte file: libpng allocates what
     a parsed chunk claims before it reads it, so the reader must leave such chunks unparsed."""
     ihdr = struct.pack(">IIBBBBB", 16, 16, 16, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
-            + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)) + struct.pack(">I", 0x73737373) + b"sPLT"
-            + bytes(range(40)))
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + struct.pack(">I", 0x73737373)
+            + b"sPLT" + bytes(range(40)))
 
 
 def image_seeds():

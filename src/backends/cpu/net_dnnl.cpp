@@ -8,6 +8,8 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <vector>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "backends/cpu/conv_net.hpp"
@@ -87,26 +89,24 @@ class DnnlNet final : public ConvNet {
     const dnnl_dim_t block = channel_blocks ? blocking.inner_blks[0] : 1;
     const dnnl_dim_t channels = d.dims[1], height = d.dims[2], width = d.dims[3];
     const float* shift = scale_shift.data() + channels;
+    std::vector<float> gain(static_cast<std::size_t>(channels));
+    for (std::size_t c = 0; c < gain.size(); ++c) gain[c] = 1.0f + scale_shift[c];
     auto affine = [&](auto* data, auto load, auto store) {
+      auto apply = [&](auto& v, dnnl_dim_t c) { v = store(load(v) * gain[std::size_t(c)] + shift[c]); };
       if (blocking.strides[1] == 1) {  // channels-last (bf16): each pixel's channels in a row
 #pragma omp parallel for collapse(2)
         for (dnnl_dim_t y = 0; y < height; ++y)
           for (dnnl_dim_t x = 0; x < width; ++x) {
             auto* pixel = data + y * blocking.strides[2] + x * blocking.strides[3];
-            for (dnnl_dim_t c = 0; c < channels; ++c)
-              pixel[c] = store(load(pixel[c]) * (1.0f + scale_shift[std::size_t(c)]) + shift[c]);
+            for (dnnl_dim_t c = 0; c < channels; ++c) apply(pixel[c], c);
           }
         return;
       }
 #pragma omp parallel for collapse(2)
       for (dnnl_dim_t c = 0; c < channels; ++c)
         for (dnnl_dim_t y = 0; y < height; ++y) {
-          const float gain = 1.0f + scale_shift[std::size_t(c)];
           auto* row = data + (c / block) * blocking.strides[1] + y * blocking.strides[2] + c % block;
-          for (dnnl_dim_t x = 0; x < width; ++x) {
-            auto& v = row[x * blocking.strides[3]];
-            v = store(load(v) * gain + shift[c]);
-          }
+          for (dnnl_dim_t x = 0; x < width; ++x) apply(row[x * blocking.strides[3]], c);
         }
     };
     if (act_dt_ == dt::f32) {
