@@ -204,10 +204,14 @@ std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> conte
 
 std::unique_ptr<Pipeline> make_deconv(std::shared_ptr<const Context> context, Storage storage,
                                       int ci, int co, int in_w, int in_h) {
+  // Threads per input pixel: enough for about 64k threads in all, at most 8 (20 KiB of shared
+  // partial sums) and at most one per input channel.
+  int split = 1;
+  while (split < 8 && split * 2 <= ci && std::int64_t(in_w) * in_h * split < 65536) split *= 2;
   SpecConstants k;
-  k.add(ci).add(co).add(in_w).add(in_h).add(in_w * 2).add(in_h * 2).add(4);  // 4 threads a pixel
+  k.add(ci).add(co).add(in_w).add(in_h).add(split);
   return std::make_unique<Pipeline>(std::move(context), module("deconv", storage), 4, 0, k,
-                                    Extent3{8, 8, 1});
+                                    Extent3{8, 4, 1});
 }
 
 std::unique_ptr<Pipeline> make_film(std::shared_ptr<const Context> context, Storage storage, int c,

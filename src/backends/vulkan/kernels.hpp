@@ -108,7 +108,8 @@ std::vector<float> pack_conv_weights_by_tap(std::span<const float> weights, int 
 std::vector<float> pack_conv_weights(std::span<const float> weights, const ConvShape& shape,
                                      const ConvChoice& choice);
 
-// Bindings: frame0, frame1 (packed RGB words), img0, img1 (f32 [3, h, w]).
+// Bindings: frame0, frame1 (packed RGB words), img0, img1 (the frames' images: f32
+// (b, g, r, 0) per pixel, [h, w, 4]).
 // dispatch_linear(w * h, 2 layers).
 std::unique_ptr<Pipeline> make_prep_full(std::shared_ptr<const Context> context, int w, int h,
                                          bool deep);
@@ -121,7 +122,7 @@ std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> conte
                                             Storage storage, int w, int h, int qw, int qh,
                                             int channels, int scale = 4);
 // Bindings: src [ci, in_h, in_w], weights f32 [ci, co, 4, 4], bias f32, dst f32
-// [co, 2 in_h, 2 in_w]. Dispatch {2 in_w, 2 in_h, 1}.
+// [co, 2 in_h, 2 in_w]. Dispatch {in_w, in_h, 1}: a thread group per input pixel.
 std::unique_ptr<Pipeline> make_deconv(std::shared_ptr<const Context> context, Storage storage,
                                       int ci, int co, int in_w, int in_h);
 // Bindings: src, params f32 [slots][2c], dst. Push FilmPush. dispatch_linear(c * n).

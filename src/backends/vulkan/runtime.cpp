@@ -151,13 +151,13 @@ void GraphRuntime::allocate_buffers() {
   const std::size_t sb = storage_bytes(storage_);
   const std::size_t qn = std::size_t(padded_w_ / 4) * (padded_h_ / 4);
   const std::size_t frame = packed_frame_bytes(width(), height(), true);  // room for 16 bits
-  const std::size_t planes = std::size_t(width()) * height() * 3 * 4;
+  const std::size_t image = std::size_t(width()) * height() * 4 * 4;  // a vec4 a pixel
   in0_ = Buffer(ctx, frame, MemoryUse::device);
   in1_ = Buffer(ctx, frame, MemoryUse::device);
   for (auto& u : upload_)
     u = Buffer(ctx, packed_pair_offset(width(), height()) * 2, MemoryUse::upload);
-  img0_ = Buffer(ctx, planes, MemoryUse::device);
-  img1_ = Buffer(ctx, planes, MemoryUse::device);
+  img0_ = Buffer(ctx, image, MemoryUse::device);
+  img1_ = Buffer(ctx, image, MemoryUse::device);
   out_ = Buffer(ctx, frame, MemoryUse::device);
   if (has_field())
     field_ = Buffer(ctx, std::size_t(5) * padded_w_ * padded_h_ * 4, MemoryUse::device);

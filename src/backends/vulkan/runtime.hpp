@@ -126,7 +126,7 @@ class GraphRuntime final : public VulkanRuntime {
   std::array<Buffer, 2> upload_;       // both frames of a pair, host-visible, double-buffered
   std::array<std::uint64_t, 2> upload_busy_{0, 0};
   int upload_slot_ = 0;
-  Buffer img0_, img1_;                 // f32 [3, h, w] planes of each frame
+  Buffer img0_, img1_;                 // each frame's image: f32 (b, g, r, 0) per pixel
   Buffer rin_, refine_a_, refine_b_, residual_;
   Buffer out_;                         // the packed mid on the device
   std::vector<Buffer> readback_;       // one per t of a batch

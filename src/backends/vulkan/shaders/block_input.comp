@@ -18,8 +18,8 @@ layout(constant_id = 5) const bool WITH_T = false;
 const int FACTOR = 1;  // for flow.glsl: the field is full resolution
 
 layout(std430, binding = 0) readonly buffer Field { float field[]; };  // [5, FH, FW] f32
-layout(std430, binding = 1) readonly buffer Img0 { float img0[]; };
-layout(std430, binding = 2) readonly buffer Img1 { float img1[]; };
+layout(std430, binding = 1) readonly buffer Img0 { vec4 img0[]; };
+layout(std430, binding = 2) readonly buffer Img1 { vec4 img1[]; };
 layout(std430, binding = 3) writeonly buffer Dst { SFLOAT dst[]; };
 layout(push_constant) uniform Push { float t; } pc;
 
@@ -30,9 +30,10 @@ const int MAX_CI = 18;
 // Every input channel at padded pixel (x, y), in the graph's order.
 void full_input(int x, int y, out float v[MAX_CI]) {
   int at = min(y, H - 1) * W + min(x, W - 1);
+  vec3 p0 = img0[at].xyz, p1 = img1[at].xyz;
   [[unroll]] for (int c = 0; c < 3; ++c) {
-    v[c] = img0[c * W * H + at];
-    v[3 + c] = img1[c * W * H + at];
+    v[c] = p0[c];
+    v[3 + c] = p1[c];
   }
   int i = y * FW + x, plane = FW * FH;
   vec4 flow = vec4(field[i], field[plane + i], field[2 * plane + i], field[3 * plane + i]);

@@ -1,15 +1,15 @@
 // The flow field of the padded grid at a full-resolution pixel, and the backward warp of a
-// frame's three planes. The field [5, FH, FW] is either block0's deconv output (FACTOR 8:
+// frame's image (prep_full.comp). The field [5, FH, FW] is either block0's deconv output (FACTOR 8:
 // upsampled x8, bilinear with align_corners=false, flows scaled by 8) or the full-resolution
 // field that refinement blocks accumulate into (FACTOR 1: read as is); the mask logits go
 // through the sigmoid. Needs bindings field, img0, img1 and the constants W, H (real frame
 // size), FW, FH and FACTOR.
 #define READ_FIELD(i) field[i]
-#define READ_IMG0(i) img0[i]
-#define READ_IMG1(i) img1[i]
+#define READ_IMG0(i) img0[i].xyz
+#define READ_IMG1(i) img1[i].xyz
 DEFINE_BILINEAR(field_at, READ_FIELD)
-DEFINE_BILINEAR(img0_at, READ_IMG0)
-DEFINE_BILINEAR(img1_at, READ_IMG1)
+DEFINE_BILINEAR_RGB(img0_at, READ_IMG0)
+DEFINE_BILINEAR_RGB(img1_at, READ_IMG1)
 
 struct Flow {
   vec2 f0, f1;
@@ -34,9 +34,5 @@ Flow sample_flow(int x, int y) {
   return f;
 }
 
-vec3 warp0(float sx, float sy) {
-  return vec3(img0_at(0, W, H, sx, sy), img0_at(W * H, W, H, sx, sy), img0_at(2 * W * H, W, H, sx, sy));
-}
-vec3 warp1(float sx, float sy) {
-  return vec3(img1_at(0, W, H, sx, sy), img1_at(W * H, W, H, sx, sy), img1_at(2 * W * H, W, H, sx, sy));
-}
+vec3 warp0(float sx, float sy) { return img0_at(0, W, H, sx, sy); }
+vec3 warp1(float sx, float sy) { return img1_at(0, W, H, sx, sy); }

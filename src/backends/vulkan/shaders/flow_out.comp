@@ -19,8 +19,8 @@ layout(constant_id = 7) const float MAXV = 255.0;
 layout(constant_id = 8) const int FACTOR = 8;  // 8: block0's deconv output; 1: full resolution
 
 layout(std430, binding = 0) readonly buffer Field { float field[]; };
-layout(std430, binding = 1) readonly buffer Img0 { float img0[]; };
-layout(std430, binding = 2) readonly buffer Img1 { float img1[]; };
+layout(std430, binding = 1) readonly buffer Img0 { vec4 img0[]; };
+layout(std430, binding = 2) readonly buffer Img1 { vec4 img1[]; };
 layout(std430, binding = 3) readonly buffer Residual { float residual[]; };  // [3, padded size / 4]
 layout(std430, binding = 4) writeonly buffer Out { uint words[]; };
 
@@ -50,16 +50,16 @@ uvec3 pixel(int x, int y) {
     [[unroll]] for (int dy = -1; dy <= 1; ++dy) {
       [[unroll]] for (int dx = -1; dx <= 1; ++dx) {
         int at = clamp(y + dy, 0, H - 1) * W + clamp(x + dx, 0, W - 1);
-        d += max(abs(img0[at] - img1[at]),
-                 max(abs(img0[W * H + at] - img1[W * H + at]), abs(img0[2 * W * H + at] - img1[2 * W * H + at])));
+        vec3 e = abs(img0[at].xyz - img1[at].xyz);
+        d += max(e.x, max(e.y, e.z));
       }
     }
     d *= 1.0 / 9.0;
     float w_static = 1.0 - smooth_step(0.03, 0.09, d);
     if (w_static > 0.001) {
       int at = y * W + x;
-      [[unroll]] for (int c = 0; c < 3; ++c)
-        bgr[c] = lerp(bgr[c], (img0[c * W * H + at] + img1[c * W * H + at]) * 0.5, w_static);
+      vec3 still = (img0[at].xyz + img1[at].xyz) * 0.5;
+      [[unroll]] for (int c = 0; c < 3; ++c) bgr[c] = lerp(bgr[c], still[c], w_static);
     }
   }
   return uvec3(floor(bgr.zyx * MAXV + 0.5));  // BGR -> RGB

@@ -1,7 +1,7 @@
 #version 450
 // Block0's input [CH, QH, QW] at 1 / SCALE of the padded grid (4: the seed's quarter
 // resolution; 8: the large-motion pass): bilinear (align_corners=false) from the real-size
-// planes, whose clamped taps are exactly the edge-replicated padding; the 7th channel of
+// images, whose clamped taps are exactly the edge-replicated padding; the 7th channel of
 // classic models is the constant t.
 #include "common.glsl"
 #include "bilinear.glsl"
@@ -14,15 +14,15 @@ layout(constant_id = 3) const int QH = 1;
 layout(constant_id = 4) const int CH = 7;
 layout(constant_id = 5) const int SCALE = 4;
 
-layout(std430, binding = 0) readonly buffer Img0 { float img0[]; };
-layout(std430, binding = 1) readonly buffer Img1 { float img1[]; };
+layout(std430, binding = 0) readonly buffer Img0 { vec4 img0[]; };
+layout(std430, binding = 1) readonly buffer Img1 { vec4 img1[]; };
 layout(std430, binding = 2) writeonly buffer Xq { SFLOAT xq[]; };
 layout(push_constant) uniform Push { float t; } pc;
 
-#define READ_IMG0(i) img0[i]
-#define READ_IMG1(i) img1[i]
-DEFINE_BILINEAR(sample0, READ_IMG0)
-DEFINE_BILINEAR(sample1, READ_IMG1)
+#define READ_IMG0(i) img0[i].xyz
+#define READ_IMG1(i) img1[i].xyz
+DEFINE_BILINEAR_RGB(sample0, READ_IMG0)
+DEFINE_BILINEAR_RGB(sample1, READ_IMG1)
 
 void main() {
   int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
@@ -30,9 +30,10 @@ void main() {
   float sx = (float(x) + 0.5) * float(SCALE) - 0.5;
   float sy = (float(y) + 0.5) * float(SCALE) - 0.5;
   int o = y * QW + x, plane = QW * QH;
+  vec3 a = sample0(0, W, H, sx, sy), b = sample1(0, W, H, sx, sy);
   [[unroll]] for (int c = 0; c < 3; ++c) {
-    xq[c * plane + o] = SFLOAT(sample0(c * W * H, W, H, sx, sy));
-    xq[(3 + c) * plane + o] = SFLOAT(sample1(c * W * H, W, H, sx, sy));
+    xq[c * plane + o] = SFLOAT(a[c]);
+    xq[(3 + c) * plane + o] = SFLOAT(b[c]);
   }
   if (CH == 7) xq[6 * plane + o] = SFLOAT(pc.t);
 }

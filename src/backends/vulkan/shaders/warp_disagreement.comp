@@ -15,8 +15,8 @@ layout(constant_id = 4) const int FACTOR = 8;
 layout(constant_id = 5) const int OFFSET = 0;
 
 layout(std430, binding = 0) readonly buffer Field { float field[]; };
-layout(std430, binding = 1) readonly buffer Img0 { float img0[]; };
-layout(std430, binding = 2) readonly buffer Img1 { float img1[]; };
+layout(std430, binding = 1) readonly buffer Img0 { vec4 img0[]; };
+layout(std430, binding = 2) readonly buffer Img1 { vec4 img1[]; };
 layout(std430, binding = 3) writeonly buffer Sums { float sums[]; };
 
 #include "flow.glsl"
