@@ -245,7 +245,7 @@ if __name__ == "__main__":
         args = sys.argv[3:]
         if "--compile" in args:
             i = args.index("--compile")
-            compile_list = args[i + 1].split(",")
+            compile_list = [x for x in args[i + 1].split(",") if x]
             args = args[:i] + args[i + 2:]
         torch_main(sys.argv[2], args, compile_list)
     elif sys.argv[1] == "table":
