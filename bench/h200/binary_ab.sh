@@ -28,7 +28,7 @@ $FC info | head -4
 
 step "correctness: the staged build's kernel and runtime tests on the NVIDIA driver"
 timeout 150 $FCTESTS --gtest_brief=1 \
-  --gtest_filter='Kernels*:Choices*:Variants*:Scales*:Golden*:Cases*:Depths*:VulkanRuntime*:LazyMids*' 2>&1 | tail -15
+  --gtest_filter="${TEST_FILTER:-Kernels*:Choices*:Variants*:Scales*:Golden*:Cases*:Depths*:VulkanRuntime*:LazyMids*}" 2>&1 | tail -15
 
 for which in "${builds[@]}"; do
   for m in $models; do
