@@ -21,6 +21,9 @@ mkdir -p /work && { [ -e /work/main ] || ln -s "$R" /work/main; }
 build=$(cat "$stage/build-dir" 2>/dev/null || echo build-gpu)
 mkdir -p "$build"
 for b in framecast vulkan_tests; do if [ -e "$stage/$b" ]; then cp "$stage/$b" "$build"/; fi; done
+# Other builds carried in the stage (a baseline, candidates) find the shipped models beside
+# them: a binary looks in its own folder's models/ before its build tree, which was elsewhere.
+for d in "$stage"/*/; do [[ -x $d/framecast && ! -e $d/models ]] && ln -s "$R/assets/models" "$d/models"; done
 B=$R/$build/framecast
 FC="env LD_LIBRARY_PATH=$FCLIBS $B"
 FCTESTS="env LD_LIBRARY_PATH=$FCLIBS $R/$build/vulkan_tests"

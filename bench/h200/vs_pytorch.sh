@@ -30,7 +30,7 @@ step "correctness: the kernel and runtime tests on the NVIDIA driver (skip: TEST
 step "tune (quality's block0 has the classic graph's widths, so its choices serve both)"
 # $OUT/tune.M.txt: each problem's best variants with the driver's statistics of their kernels
 for m in fast quality; do
-  timeout "${TUNE_SECONDS:-90}" $FC tune --model $m --size 1920x1080 --precision f16 --show 8 \
+  timeout "${TUNE_SECONDS:-120}" $FC tune --model $m --size 1920x1080 --precision f16 --show 8 \
     > "$OUT/tune.$m.txt" 2>&1
   tail -3 "$OUT/tune.$m.txt"
 done
@@ -60,7 +60,7 @@ if [[ -n ${BASE:-} ]]; then
   step "the build before ($BASE) against the staged one, alternated; device time per 1080p mid"
   FCBASE="env LD_LIBRARY_PATH=$FCLIBS XDG_CACHE_HOME=/tmp/fccache-base $R/$BASE"
   for m in fast quality; do
-    timeout "${TUNE_SECONDS:-90}" $FCBASE tune --model $m --size 1920x1080 --precision f16 | tail -2
+    timeout "${TUNE_SECONDS:-120}" $FCBASE tune --model $m --size 1920x1080 --precision f16 | tail -2
   done
   for m in fast quality; do
     for build in base new base new; do
