@@ -80,18 +80,18 @@ Buffer upload_frame(KernelRunner& r, const Frame& f) {
               f.sample_count() * (deep ? 2 : 1));
   return r.upload_bytes(bytes.data(), bytes.size());
 }
-// Frame `frame`'s three reference planes (of imgs' six) as the kernels' image: one (b, g, r, 0)
-// per pixel.
-std::vector<float> image_of(const Planes& imgs, int frame) {
-  const std::size_t n = imgs.plane_size();
+// Three reference planes (of `planes`, from `first`) as the kernels' images hold them: one
+// (b, g, r, 0) per pixel.
+std::vector<float> image_of(const Planes& planes, int first) {
+  const std::size_t n = planes.plane_size();
   std::vector<float> image(4 * n, 0.0f);
   for (std::size_t p = 0; p < n; ++p)
-    for (int c = 0; c < 3; ++c) image[4 * p + c] = imgs.values[(3 * frame + c) * n + p];
+    for (int c = 0; c < 3; ++c) image[4 * p + c] = planes.values[(first + c) * n + p];
   return image;
 }
 // Uploads the reference planes as the two images the kernels read.
 std::pair<Buffer, Buffer> upload_planes(KernelRunner& r, const Planes& imgs) {
-  return {r.upload(image_of(imgs, 0)), r.upload(image_of(imgs, 1))};
+  return {r.upload(image_of(imgs, 0)), r.upload(image_of(imgs, 3))};
 }
 
 TEST(Kernels, PrepFullMatchesFramesToPlanes) {
@@ -108,7 +108,7 @@ TEST(Kernels, PrepFullMatchesFramesToPlanes) {
     });
     const char* what = depth == SampleDepth::u8 ? "8-bit" : "16-bit";
     EXPECT_EQ(r.download(i0, 4 * w * h), image_of(f.imgs, 0)) << what;
-    EXPECT_EQ(r.download(i1, 4 * w * h), image_of(f.imgs, 1)) << what;
+    EXPECT_EQ(r.download(i1, 4 * w * h), image_of(f.imgs, 3)) << what;
   }
 }
 
@@ -354,14 +354,15 @@ TEST(Kernels, RefineOutMatchesReference) {
     Planes want;
     cpu::refine_out(planes(c, qh, qw, src), model, want);
     Buffer bsrc = r.upload(src, storage);
-    Buffer bw = r.upload(model.tensor("refine.c3.weight").values);
+    Buffer bw = r.upload(pack_refine_out_weights(model.tensor("refine.c3.weight").values, c));
     Buffer bb = r.upload(model.tensor("refine.c3.bias").values);
-    Buffer dst = r.output(want.values.size() * 4);
+    Buffer dst = r.output(std::size_t(4) * qw * qh * 4);
     auto p = make_refine_out(r.shared(), storage, c, qw, qh);
     r.run(*p, {&bsrc, &bw, &bb, &dst}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
       cmd.dispatch(*p, set, {std::uint32_t(qw), std::uint32_t(qh), 1});
     });
-    expect_matches(r.download(dst, want.values.size()), want.values, Storage::f32, "refine_out");
+    expect_matches(r.download(dst, std::size_t(4) * qw * qh), image_of(want, 0), Storage::f32,
+                   "refine_out");
   }
 }
 
@@ -389,7 +390,7 @@ TEST_P(FlowOut, MatchesReference) {
   const auto residual = random_values(std::size_t(3) * (pw / 4) * (ph / 4), -0.1f, 0.1f, 52);
   const Planes residual_planes = planes(3, ph / 4, pw / 4, residual);
   auto [i0, i1] = upload_planes(r, f.imgs);
-  Buffer bres = r.upload(residual);
+  Buffer bres = r.upload(image_of(residual_planes, 0));
   for (const auto& field : field_cases(pw, ph, 51)) {
     const int fw = pw / field.factor, fh = ph / field.factor;
     const Planes field_planes = planes(5, fh, fw, field.values);

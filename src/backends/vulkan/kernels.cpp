@@ -231,6 +231,15 @@ std::unique_ptr<Pipeline> make_refine_prep(std::shared_ptr<const Context> contex
                                     Extent3{8, 8, 1});
 }
 
+std::vector<float> pack_refine_out_weights(std::span<const float> weights, int c) {
+  std::vector<float> packed(std::size_t(c) * 9 * 4, 0.0f);
+  for (int co = 0; co < 3; ++co)
+    for (int ci = 0; ci < c; ++ci)
+      for (int tap = 0; tap < 9; ++tap)
+        packed[(std::size_t(ci) * 9 + tap) * 4 + co] = weights[(std::size_t(co) * c + ci) * 9 + tap];
+  return packed;
+}
+
 std::unique_ptr<Pipeline> make_refine_out(std::shared_ptr<const Context> context,
                                           Storage storage, int c, int qw, int qh) {
   SpecConstants k;

@@ -139,12 +139,15 @@ std::unique_ptr<Pipeline> make_film(std::shared_ptr<const Context> context, Stor
 std::unique_ptr<Pipeline> make_refine_prep(std::shared_ptr<const Context> context,
                                            Storage storage, int w, int h, int fw, int fh,
                                            int factor);
-// Bindings: src [c, qh, qw], weights f32 [3, c, 3, 3], bias f32, dst f32 [3, qh, qw].
-// Dispatch {qw, qh, 1}.
+// Bindings: src [c, qh, qw], weights (pack_refine_out_weights), bias f32, dst: the residual,
+// f32 (b, g, r, 0) per pixel, [qh, qw, 4]. Dispatch {qw, qh, 1}.
 std::unique_ptr<Pipeline> make_refine_out(std::shared_ptr<const Context> context,
                                           Storage storage, int c, int qw, int qh);
-// Bindings: field (as for refine_prep), img0, img1, residual f32 [3, padded h / 4, padded
-// w / 4] (the field again when none), out (packed RGB words).
+// The last refine conv's weights [3, c, 3, 3] (the model file's layout) as refine_out reads
+// them: one (b, g, r, 0) vec4 per input channel and tap, [c, 9, 4].
+std::vector<float> pack_refine_out_weights(std::span<const float> weights, int c);
+// Bindings: field (as for refine_prep), img0, img1, residual (refine_out's; the field again
+// when none), out (packed RGB words).
 // dispatch_linear(flow_out_threads(w, h, deep)).
 std::unique_ptr<Pipeline> make_flow_out(std::shared_ptr<const Context> context, int w, int h,
                                         int fw, int fh, int factor, bool residual, bool guard,
