@@ -168,7 +168,9 @@ void run_conv_case(KernelRunner& r, const ConvCase& c, Storage storage) {
   Buffer bdst = r.output(out_n * storage_bytes(storage));
   auto p = make_conv(r.shared(), storage, s, c.choice);
   r.run(*p, {&bsrc, &bw, &bb, &ba, &bdst, s.residual ? &bres : &bdst},
-        [&](CommandBuffer& cmd, VkDescriptorSet set) { cmd.dispatch(*p, set, conv_elements(s)); });
+        [&](CommandBuffer& cmd, VkDescriptorSet set) {
+          cmd.dispatch(*p, set, conv_elements(s, c.choice));
+        });
   expect_matches(r.download(bdst, out_n, storage), want.values, storage, what);
 }
 
@@ -230,6 +232,12 @@ const ConvCase conv_cases[] = {
     {{ConvKind::coop_global, 32, 1, 16}, {11, 32, 45, 27, 1}},
     {{ConvKind::coop_global, 32, 1, 16}, {32, 32, 45, 27, 1}},
     {{ConvKind::coop_global, 80, 2, 16}, {80, 80, 30, 17, 1, true, true}},
+    // output channels that the block does not divide: block0's conv0a (7 -> 120, padded to
+    // 128), a last workgroup that skips whole blocks (120 in blocks of 80: 80..127 of 160),
+    // and the shared-weights kind with a skipped block and a partial one (40 in blocks of 64)
+    {{ConvKind::coop_global, 64, 1, 16}, {7, 120, 37, 21, 2}},
+    {{ConvKind::coop_global, 80, 2, 16}, {24, 120, 30, 17, 1, true, true}},
+    {{ConvKind::coop, 64, 1, 8}, {16, 40, 19, 9, 1, true, true}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Choices, ConvKernels, ::testing::ValuesIn(conv_cases),
@@ -514,10 +522,15 @@ TEST(Kernels, ConvChoicesAreFittedToShapeAndDevice) {
   // the tensor-core kernel: f16 only, and it falls back to rb where it cannot run
   EXPECT_FALSE(conv_unfit(caps, {32, 32, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, f32).empty());
   EXPECT_EQ(fit_conv(caps, {32, 32, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, f32).kind, ConvKind::rb);
-  // output channels that no block of 16 x COC divides, and a stride of 3
-  EXPECT_FALSE(conv_unfit(caps, {32, 24, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, Storage::f16).empty());
-  EXPECT_FALSE(conv_unfit(caps, {32, 32, 9, 9, 3}, {ConvKind::coop, 16, 1, 16}, Storage::f16).empty());
-  // untuned convs take tensor cores at the widest block of 16 that divides their channels
+  // output channels that the block does not divide fit where whole blocks do; a stride of 3
+  // and blocks that are not multiples of 16 never
+  const Storage f16 = Storage::f16;
+  EXPECT_EQ(conv_unfit(caps, {32, 24, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, f16).empty(),
+            conv_unfit(caps, {32, 32, 9, 9, 1}, {ConvKind::coop, 16, 1, 16}, f16).empty());
+  EXPECT_FALSE(conv_unfit(caps, {32, 32, 9, 9, 3}, {ConvKind::coop, 16, 1, 16}, f16).empty());
+  EXPECT_FALSE(conv_unfit(caps, {32, 32, 9, 9, 1}, {ConvKind::coop, 24, 1, 16}, f16).empty());
+  // untuned convs take tensor cores at the widest block of 16 that divides their channels, or
+  // else at the block that pads them least
   const ConvChoice simt{ConvKind::rb, 4, 8, 24};
   const ConvChoice head = coop_conv_or(caps, Storage::f16, {32, 32, 120, 68, 1}, simt);
   const ConvChoice coop32{ConvKind::coop_global, 32, 1, 16};
@@ -525,7 +538,8 @@ TEST(Kernels, ConvChoicesAreFittedToShapeAndDevice) {
   EXPECT_EQ(coop_conv_or(caps, Storage::f16, {11, 240, 60, 34, 2}, simt).coc,
             caps.coop() ? 80 : simt.coc);
   EXPECT_EQ(coop_conv_or(caps, Storage::f32, {32, 32, 120, 68, 1}, simt), simt);
-  EXPECT_EQ(coop_conv_or(caps, Storage::f16, {32, 24, 120, 68, 1}, simt), simt);
+  EXPECT_EQ(coop_conv_or(caps, f16, {32, 24, 120, 68, 1}, simt), caps.coop() ? coop32 : simt);
+  EXPECT_EQ(coop_conv_or(caps, f16, {7, 120, 240, 136, 2}, simt).coc, caps.coop() ? 64 : simt.coc);
 }
 
 TEST(Kernels, ConvWeightPackingByTap) {
@@ -541,8 +555,11 @@ TEST(Kernels, ConvWeightPackingByTap) {
     for (int o : {0, 5, 17, 31})
       for (int i : {0, 15, 16, 17}) EXPECT_EQ(at(tap, o, i), w[(std::size_t(o) * ci + i) * 9 + tap]);
   for (int i = 18; i < 32; ++i) EXPECT_EQ(at(4, 21, i), 0.0f);
-  EXPECT_THROW(pack_conv_weights_by_tap(std::vector<float>(3 * 18 * 9, 1.0f), 3, 18),
-               std::invalid_argument);
+  // 3 output channels: one block of 16, its rows 3..15 zero
+  const auto narrow = pack_conv_weights_by_tap(std::vector<float>(3 * 18 * 9, 1.0f), 3, 18);
+  ASSERT_EQ(narrow.size(), std::size_t(9 * 16 * 32));
+  EXPECT_EQ(narrow[256 + 2 * 16 + 1], 1.0f);  // tap 0, output 2, input 17 (second chunk)
+  for (int o = 3; o < 16; ++o) EXPECT_EQ(narrow[std::size_t(o) * 16], 0.0f);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ std::vector<float> decode_values(std::span<const unsigned char> bytes, std::size
                                  Storage storage);
 
 // Bumped whenever a conv kernel changes in a way that makes tuned choices stale.
-inline constexpr int kConvKernelVersion = 3;
+inline constexpr int kConvKernelVersion = 4;
 
 enum class ConvKind {
   direct,       // 1 pixel x COC channels per thread, input from global memory (any stride)
@@ -88,16 +88,16 @@ ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice w
                     Storage storage);
 
 // For convs the tuner does not time (the encoder's stride-2 convs, the refine head): tensor
-// cores where the device has them and the output channels come in blocks of 16, at the widest
-// block that divides them, else `otherwise`.
+// cores where the device has them, at the widest block of 16 output channels that divides
+// them, or else the block that pads them least; `otherwise` on other devices.
 ConvChoice coop_conv_or(const DeviceCaps& caps, Storage storage, const ConvShape& shape,
                         const ConvChoice& otherwise);
 
 // Bindings: src, packed weights (storage type), bias (f32), PReLU slopes (f32), dst, residual
-// (bind dst again when the shape has none). Dispatch conv_elements(shape).
+// (bind dst again when the shape has none). Dispatch conv_elements(shape, choice).
 std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Storage storage,
                                     const ConvShape& shape, const ConvChoice& choice);
-Extent3 conv_elements(const ConvShape& shape);
+Extent3 conv_elements(const ConvShape& shape, const ConvChoice& choice);
 // [CO, CI, 3, 3] -> [CO / coc][CI][9][coc]: each block's weight slab becomes contiguous.
 std::vector<float> pack_conv_weights(std::span<const float> weights, int co, int ci, int coc);
 // [CO, CI, 3, 3] -> [9][CO / 16][CIP / 16][16][16]: each tap's weights as contiguous row-major
