@@ -25,8 +25,7 @@ ConvCall conv_call(DescriptorPool& sets, const WeightArena& weights, const ConvL
                                 weights.range(layer.alpha),
                                 dst.range(),
                                 residual ? residual->range() : dst.range()};
-  return {&pipeline, sets.allocate(pipeline, ranges), conv_elements(layer.shape, layer.choice),
-          std::move(stage)};
+  return {&pipeline, sets.allocate(pipeline, ranges), conv_elements(layer.shape), std::move(stage)};
 }
 
 void record(CommandBuffer& cmd, const ConvCall& call) {

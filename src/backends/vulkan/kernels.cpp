@@ -1,6 +1,7 @@
 #include "backends/vulkan/kernels.hpp"
 
 #include <cstring>
+#include <stdexcept>
 
 #include "engine/half.hpp"
 #include "engine/round_up.hpp"
@@ -64,7 +65,8 @@ std::string conv_unfit(const DeviceCaps& caps, const ConvShape& shape, const Con
         (c.tile_stride != 8 && c.tile_stride != 16))
       return "the device has no 16x" + std::to_string(c.tile_stride) + "x16 matrices";
     if (shape.stride != 1 && shape.stride != 2) return "the coop kernel has stride 1 or 2";
-    if (c.coc < 16 || c.coc % 16) return "the coop kernel needs channel blocks of 16";
+    if (c.coc < 16 || c.coc % 16 || shape.co % c.coc)
+      return "the coop kernel needs channel blocks of 16 that divide the output width";
     if (c.slab != 1 && c.slab != 2) return "the coop kernel runs 1 or 2 rows per subgroup";
     if (conv_shared_bytes(c, shape.stride) > caps.max_shared_memory)
       return "too much shared memory";
@@ -112,19 +114,11 @@ ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice w
 
 ConvChoice coop_conv_or(const DeviceCaps& caps, Storage storage, const ConvShape& shape,
                         const ConvChoice& otherwise) {
-  // The widest block that divides the output channels; where none does (120, 24), the one
-  // that pads them least, the wider of equals.
-  ConvChoice best = otherwise;
-  int best_padding = shape.co;
   for (int coc : {80, 64, 48, 32, 16}) {
     const ConvChoice coop{ConvKind::coop_global, coc, 1, 16};
-    const int padding = round_up(shape.co, coc) - shape.co;
-    if (padding < best_padding && conv_unfit(caps, shape, coop, storage).empty()) {
-      best = coop;
-      best_padding = padding;
-    }
+    if (conv_unfit(caps, shape, coop, storage).empty()) return coop;  // also: coc divides co
   }
-  return best;
+  return otherwise;
 }
 
 std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Storage storage,
@@ -157,10 +151,8 @@ std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Stor
   return std::make_unique<Pipeline>(std::move(context), module(kernel, storage), 6, 0, k, per_group);
 }
 
-Extent3 conv_elements(const ConvShape& s, const ConvChoice& c) {
-  // the coop kernel's last block of output channels may be partial: its workgroups skip the rest
-  const int channels = cooperative(c.kind) ? round_up(s.co, c.coc) : s.co;
-  return {std::uint32_t(s.out_w()), std::uint32_t(s.out_h()), std::uint32_t(channels)};
+Extent3 conv_elements(const ConvShape& s) {
+  return {std::uint32_t(s.out_w()), std::uint32_t(s.out_h()), std::uint32_t(s.co)};
 }
 
 std::vector<float> pack_conv_weights(std::span<const float> w, int co, int ci, int coc) {
@@ -174,12 +166,13 @@ std::vector<float> pack_conv_weights(std::span<const float> w, int co, int ci, i
 }
 
 std::vector<float> pack_conv_weights_by_tap(std::span<const float> w, int co, int ci) {
-  const int cop = round_up(co, 16), cip = round_up(ci, 16);
-  std::vector<float> packed(std::size_t(9) * cop * cip, 0.0f);
+  if (co % 16 != 0) throw std::invalid_argument("tap-packed conv weights need CO % 16 == 0");
+  const int cip = round_up(ci, 16);
+  std::vector<float> packed(std::size_t(9) * co * cip, 0.0f);
   for (int o = 0; o < co; ++o)
     for (int i = 0; i < ci; ++i)
       for (int k = 0; k < 9; ++k) {
-        const std::size_t matrix = (std::size_t(k) * (cop / 16) + o / 16) * (cip / 16) + i / 16;
+        const std::size_t matrix = (std::size_t(k) * (co / 16) + o / 16) * (cip / 16) + i / 16;
         packed[matrix * 256 + (o % 16) * 16 + i % 16] = w[(std::size_t(o) * ci + i) * 9 + k];
       }
   return packed;
@@ -236,15 +229,6 @@ std::unique_ptr<Pipeline> make_refine_prep(std::shared_ptr<const Context> contex
   k.add(w).add(h).add(fw).add(fh).add(factor);
   return std::make_unique<Pipeline>(std::move(context), module("refine_prep", storage), 4, 0, k,
                                     Extent3{8, 8, 1});
-}
-
-std::vector<float> pack_refine_out_weights(std::span<const float> weights, int c) {
-  std::vector<float> packed(std::size_t(c) * 9 * 4, 0.0f);
-  for (int co = 0; co < 3; ++co)
-    for (int ci = 0; ci < c; ++ci)
-      for (int tap = 0; tap < 9; ++tap)
-        packed[(std::size_t(ci) * 9 + tap) * 4 + co] = weights[(std::size_t(co) * c + ci) * 9 + tap];
-  return packed;
 }
 
 std::unique_ptr<Pipeline> make_refine_out(std::shared_ptr<const Context> context,

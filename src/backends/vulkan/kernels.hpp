@@ -25,7 +25,7 @@ std::vector<float> decode_values(std::span<const unsigned char> bytes, std::size
                                  Storage storage);
 
 // Bumped whenever a conv kernel changes in a way that makes tuned choices stale.
-inline constexpr int kConvKernelVersion = 4;
+inline constexpr int kConvKernelVersion = 3;
 
 enum class ConvKind {
   direct,       // 1 pixel x COC channels per thread, input from global memory (any stride)
@@ -88,16 +88,16 @@ ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice w
                     Storage storage);
 
 // For convs the tuner does not time (the encoder's stride-2 convs, the refine head): tensor
-// cores where the device has them, at the widest block of 16 output channels that divides
-// them, or else the block that pads them least; `otherwise` on other devices.
+// cores where the device has them and the output channels come in blocks of 16, at the widest
+// block that divides them, else `otherwise`.
 ConvChoice coop_conv_or(const DeviceCaps& caps, Storage storage, const ConvShape& shape,
                         const ConvChoice& otherwise);
 
 // Bindings: src, packed weights (storage type), bias (f32), PReLU slopes (f32), dst, residual
-// (bind dst again when the shape has none). Dispatch conv_elements(shape, choice).
+// (bind dst again when the shape has none). Dispatch conv_elements(shape).
 std::unique_ptr<Pipeline> make_conv(std::shared_ptr<const Context> context, Storage storage,
                                     const ConvShape& shape, const ConvChoice& choice);
-Extent3 conv_elements(const ConvShape& shape, const ConvChoice& choice);
+Extent3 conv_elements(const ConvShape& shape);
 // [CO, CI, 3, 3] -> [CO / coc][CI][9][coc]: each block's weight slab becomes contiguous.
 std::vector<float> pack_conv_weights(std::span<const float> weights, int co, int ci, int coc);
 // [CO, CI, 3, 3] -> [9][CO / 16][CIP / 16][16][16]: each tap's weights as contiguous row-major
@@ -139,15 +139,12 @@ std::unique_ptr<Pipeline> make_film(std::shared_ptr<const Context> context, Stor
 std::unique_ptr<Pipeline> make_refine_prep(std::shared_ptr<const Context> context,
                                            Storage storage, int w, int h, int fw, int fh,
                                            int factor);
-// Bindings: src [c, qh, qw], weights (pack_refine_out_weights), bias f32, dst: the residual,
-// f32 (b, g, r, 0) per pixel, [qh, qw, 4]. Dispatch {qw, qh, 1}.
+// Bindings: src [c, qh, qw], weights f32 [3, c, 3, 3], bias f32, dst f32 [3, qh, qw].
+// Dispatch {qw, qh, 1}.
 std::unique_ptr<Pipeline> make_refine_out(std::shared_ptr<const Context> context,
                                           Storage storage, int c, int qw, int qh);
-// The last refine conv's weights [3, c, 3, 3] (the model file's layout) as refine_out reads
-// them: one (b, g, r, 0) vec4 per input channel and tap, [c, 9, 4].
-std::vector<float> pack_refine_out_weights(std::span<const float> weights, int c);
-// Bindings: field (as for refine_prep), img0, img1, residual (refine_out's; the field again
-// when none), out (packed RGB words).
+// Bindings: field (as for refine_prep), img0, img1, residual f32 [3, padded h / 4, padded
+// w / 4] (the field again when none), out (packed RGB words).
 // dispatch_linear(flow_out_threads(w, h, deep)).
 std::unique_ptr<Pipeline> make_flow_out(std::shared_ptr<const Context> context, int w, int h,
                                         int fw, int fh, int factor, bool residual, bool guard,

@@ -79,9 +79,7 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
                             coop_conv_or(caps, storage_, conv_shape, {ConvKind::rb, 4, 8, 24}));
     };
     refine_convs_ = {conv(0, 11), conv(1, r), conv(2, r)};
-    refine_out_weight_ = weights_.add(
-        pack_refine_out_weights(model.tensor("refine.c3.weight").values, refine_width_),
-        Storage::f32);
+    refine_out_weight_ = weights_.add(model.tensor("refine.c3.weight").values, Storage::f32);
     refine_out_bias_ = weights_.add(model.tensor("refine.c3.bias").values, Storage::f32);
   }
   weights_.upload(context_, pool_, timeline_);
@@ -167,7 +165,7 @@ void GraphRuntime::allocate_buffers() {
     rin_ = Buffer(ctx, 11 * qn * sb, MemoryUse::device);
     refine_a_ = Buffer(ctx, refine_width_ * qn * sb, MemoryUse::device);
     refine_b_ = Buffer(ctx, refine_width_ * qn * sb, MemoryUse::device);
-    residual_ = Buffer(ctx, 4 * qn * 4, MemoryUse::device);  // a vec4 a pixel
+    residual_ = Buffer(ctx, 3 * qn * 4, MemoryUse::device);
   }
 }
 

@@ -1,7 +1,6 @@
 #include "backends/vulkan/tuner.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <random>
 
@@ -56,16 +55,10 @@ std::vector<ConvChoice> conv_candidates(const DeviceCaps& caps, const ConvShape&
         std::find(out.begin(), out.end(), c) == out.end())
       out.push_back(c);
   };
-  // Blocks of output channels that pad the width only where no block divides it (120): the
-  // padded blocks of a divisible width waste products and seldom win.
-  const std::array blocks{16, 32, 48, 64, 80};
-  const bool some_divide =
-      std::any_of(blocks.begin(), blocks.end(), [&](int co) { return shape.co % co == 0; });
   for (ConvKind kind : {ConvKind::coop, ConvKind::coop_global})
-    for (int co : blocks)
+    for (int co : {16, 32, 48, 64, 80})
       for (int rows : {1, 2})
-        for (int n : {16, 8})
-          if (shape.co % co == 0 || !some_divide) add({kind, co, rows, n});
+        for (int n : {16, 8}) add({kind, co, rows, n});
   for (int coc : {4, 8}) {
     for (int slab : {4, 8, 12, 16, 24}) {
       for (int ts : {18, 24}) {
@@ -124,14 +117,12 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
 
   // Runs `choice` once and returns its output.
   struct Prepared {
-    ConvChoice choice;
     std::unique_ptr<Pipeline> pipeline;
     Buffer weights;
     VkDescriptorSet set;
   };
   auto prepare = [&](const ConvChoice& choice) {
     Prepared p;
-    p.choice = choice;
     p.pipeline = make_conv(context, storage, shape, choice);
     p.weights = upload(encode_values(pack_conv_weights(weight_values, shape, choice), storage));
     const BufferRange ranges[] = {src.range(), p.weights.range(), bias.range(),
@@ -141,7 +132,7 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
   };
   auto output = [&](const Prepared& p) {
     run_now(context, pool, timeline, [&](CommandBuffer& c) {
-      c.dispatch(*p.pipeline, p.set, conv_elements(shape, p.choice));
+      c.dispatch(*p.pipeline, p.set, conv_elements(shape));
       c.copy(dst.handle(), readback.handle(), dst.size());
     });
     std::vector<unsigned char> bytes(dst.size());
@@ -158,8 +149,7 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
     cmd.begin(true);
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       for (int r = 0; r < counts[i]; ++r)
-        cmd.dispatch(*kernels[i]->pipeline, kernels[i]->set,
-                     conv_elements(shape, kernels[i]->choice));
+        cmd.dispatch(*kernels[i]->pipeline, kernels[i]->set, conv_elements(shape));
       cmd.mark(std::to_string(i));
     }
     cmd.end();

@@ -3,8 +3,7 @@
 // VK_NV_cooperative_matrix (f16 storage only; f16 products, f32 accumulation). As an implicit
 // GEMM per input-channel chunk of 16 and per tap: C[co][px] += A[co][ci] * B[ci][px], with
 //   A: the tap's weights, packed on the host as contiguous 16 x 16 matrices,
-//      [tap][COP / 16][CIP / 16][16][16] (COP, CIP: CO, CI rounded up to 16, the extra
-//      channels zero), so
+//      [tap][CO / 16][CIP / 16][16][16] (CIP: CI rounded up to 16, the extra channels zero), so
 //      that one matrix load reads 512 consecutive bytes, and staged per chunk in shared memory
 //      as [tap][co][24] (16 channels + 8 of padding),
 //   B: the input tile stored channels-last, [row][col][24], so that for every tap the 16
@@ -12,9 +11,7 @@
 //      offset whose columns are STRIDE pixels apart - no im2col copy. The 48-byte pixel pitch
 //      spreads a load's rows over all banks.
 // A workgroup is 4 subgroups of 32 (NVIDIA); it computes COC output channels (a multiple of
-// 16) x 16 columns x 4*R rows; each subgroup owns R rows and every channel block. Where COC
-// does not divide CO, the last workgroups skip the blocks past COP and store no channel past
-// CO (the branches are uniform across the workgroup, as cooperative matrices need). The
+// 16) x 16 columns x 4*R rows; each subgroup owns R rows and every channel block. The
 // accumulators go through a small per-subgroup f32 staging area for the epilogue.
 // WEIGHTS_GLOBAL (the coop-global kind) skips the shared weight chunk: each subgroup loads
 // its A matrices from global memory, where the workgroup's four subgroups hit L1.
@@ -40,7 +37,6 @@ const int TROWS = (ROWS - 1) * STRIDE + 3;  // input rows with the halo
 const int TCOLS = 15 * STRIDE + 3;          // input columns of 16 output columns
 const int PITCH = 3;         // uvec4s per staged pixel / weight row: 16 halves + 8 of padding
 const int CIP = (CI + 15) / 16 * 16;  // input channels as packed: whole chunks of 16
-const int COP = (CO + 15) / 16 * 16;  // output channels as packed
 
 // Staged input and weights are uvec4 arrays and every matrix load is addressed in uvec4s, so
 // that the driver loads 16 bytes at a time (with f16 arrays it loads halves one by one).
@@ -92,7 +88,7 @@ void store_chunk(int li) {
 // The first uvec4 of the packed 16 x 16 weight matrix of `tap`, output channels co..co + 15
 // (co a multiple of 16) and input channels c0..c0 + 15; its rows are 2 uvec4s apart.
 uint weight_matrix(int tap, int co, int c0) {
-  return uint(((tap * (COP / 16) + co / 16) * (CIP / 16) + c0 / 16) * 32);
+  return uint(((tap * (CO / 16) + co / 16) * (CIP / 16) + c0 / 16) * 32);
 }
 
 // The shared-weights kind: 9 taps x COC channels x 16 input channels, 16 bytes per copy.
@@ -100,14 +96,12 @@ void stage_weights(int c0, int co0, int li) {
   for (int i = li; i < (WEIGHTS_GLOBAL ? 0 : 9 * COC * 2); i += 128) {
     int row = i >> 1, half8 = i & 1;  // row = tap * COC + co
     int tap = row / COC, co = row - tap * COC;
-    if (co0 + co < COP)  // the rows of skipped blocks are never read
-      wsh[row * PITCH + half8] = wgt8[weight_matrix(tap, co0 + co, c0) + (co & 15) * 2 + half8];
+    wsh[row * PITCH + half8] = wgt8[weight_matrix(tap, co0 + co, c0) + (co & 15) * 2 + half8];
   }
 }
 
 void load_weights(out fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[MT], int tap, int c0, int co0) {
   [[unroll]] for (int m = 0; m < MT; ++m) {
-    if (co0 + m * 16 >= COP) break;
     if (WEIGHTS_GLOBAL) {
       coopMatLoadNV(a[m], wgt8, weight_matrix(tap, co0 + m * 16, c0), 2u, false);
     } else {
@@ -143,7 +137,6 @@ void main() {
           int trow = (sg * R + r) * STRIDE + ky, tcol = nt * CN * STRIDE + kx;
           coopMatLoadNV(b, tile, uint((trow * TCOLS + tcol) * PITCH), uint(STRIDE * PITCH), true);
           [[unroll]] for (int m = 0; m < MT; ++m) {
-            if (co0 + m * 16 >= COP) break;
             int k = (m * R + r) * NT + nt;
             acc[k] = coopMatMulAddNV(a[tap & 1][m], b, acc[k]);
           }
@@ -155,7 +148,6 @@ void main() {
   // residual and the f16 store per element
   int stage0 = sg * 256;
   [[unroll]] for (int m = 0; m < MT; ++m) {
-    if (co0 + m * 16 >= COP) break;
     [[unroll]] for (int r = 0; r < R; ++r) {
       [[unroll]] for (int nt = 0; nt < NT; ++nt) {
         coopMatStoreNV(acc[(m * R + r) * NT + nt], stage, uint(stage0), uint(CN), false);
@@ -164,7 +156,7 @@ void main() {
         int y = oy0 + sg * R + r;
         for (int e = lane; e < 16 * CN; e += 32) {
           int co = co0 + m * 16 + e / CN, x = ox0 + nt * CN + e % CN;
-          if (x < OW && y < OH && co < CO) store_output(co, x, y, stage[stage0 + e] + bias[co]);
+          if (x < OW && y < OH) store_output(co, x, y, stage[stage0 + e] + bias[co]);
         }
         subgroupMemoryBarrierShared();
         subgroupBarrier();

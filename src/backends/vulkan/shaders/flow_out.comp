@@ -21,12 +21,12 @@ layout(constant_id = 8) const int FACTOR = 8;  // 8: block0's deconv output; 1: 
 layout(std430, binding = 0) readonly buffer Field { float field[]; };
 layout(std430, binding = 1) readonly buffer Img0 { vec4 img0[]; };
 layout(std430, binding = 2) readonly buffer Img1 { vec4 img1[]; };
-layout(std430, binding = 3) readonly buffer Residual { vec4 residual[]; };  // refine_out.comp's
+layout(std430, binding = 3) readonly buffer Residual { float residual[]; };  // [3, padded size / 4]
 layout(std430, binding = 4) writeonly buffer Out { uint words[]; };
 
 #include "flow.glsl"
-#define READ_RESIDUAL(i) residual[i].xyz
-DEFINE_BILINEAR_RGB(residual_at, READ_RESIDUAL)
+#define READ_RESIDUAL(i) residual[i]
+DEFINE_BILINEAR(residual_at, READ_RESIDUAL)
 
 float smooth_step(float e0, float e1, float x) {
   float t = clamp((x - e0) / (e1 - e0), 0.0, 1.0);
@@ -42,7 +42,7 @@ uvec3 pixel(int x, int y) {
   if (RESIDUAL) {
     int qw = FW * FACTOR / 4, qh = FH * FACTOR / 4;
     float rx = (float(x) + 0.5) / 4.0 - 0.5, ry = (float(y) + 0.5) / 4.0 - 0.5;
-    bgr += residual_at(0, qw, qh, rx, ry);
+    [[unroll]] for (int c = 0; c < 3; ++c) bgr[c] += residual_at(c * qw * qh, qw, qh, rx, ry);
   }
   bgr = clamp(bgr, 0.0, 1.0);
   if (GUARD) {
