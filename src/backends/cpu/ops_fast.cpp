@@ -271,6 +271,22 @@ struct WarpColumns {
   Rows flows, warped;
 };
 
+// Both frames warped along the first n columns of row y, by the flows there, straight into
+// out[0..2] (frame0's BGR) and out[3..5] (frame1's): WarpColumns without the copies, for
+// passes that need every column.
+struct WarpRow {
+  explicit WarpRow(int n) : taps(n), x(column_coordinates(n)) {}
+
+  void warp(const Planes& imgs, int y, const float* const* field_row, float* const* out) {
+    const int n = int(x.size());
+    warp_row(imgs, 0, y, n, x.data(), field_row[0], field_row[1], taps, out);
+    warp_row(imgs, 3, y, n, x.data(), field_row[2], field_row[3], taps, out + 3);
+  }
+
+  RowTaps taps;
+  std::vector<float> x;
+};
+
 // The blend of a row, clamped: bgr[c] = frame0 warped * mask + frame1 warped * (1 - mask)
 // (+ the refine head's residual), in place of frame0's rows bgr[0..2]; frame1's are bgr[3..5].
 FRAMECAST_ROW_CLONES
@@ -379,6 +395,11 @@ void refinement_input(const Planes& imgs, const Planes& field, bool with_t, floa
                       Planes& input) {
   const int w = field.width, h = field.height, channels = with_t ? 18 : 17;
   const int mask_channel = with_t ? 13 : 12;
+  // Row y's field channels, the mask logit and the flows (at the block's scale) into `out`.
+  auto field_channels = [&](int y, int x, float* const* out) {
+    out[mask_channel][x] = field.row(4, y)[x];
+    for (int c = 0; c < 4; ++c) out[mask_channel + 1 + c][x] = field.row(c, y)[x] / float(scale);
+  };
   // Full-resolution row y of the input at columns `cols` (the reference's `full` planes).
   auto full_row = [&](WarpColumns& warps, int y, const std::vector<int>& cols, float* const* out) {
     const int cy = std::min(y, imgs.height - 1);
@@ -391,18 +412,29 @@ void refinement_input(const Planes& imgs, const Planes& field, bool with_t, floa
       for (int c = 0; c < 6; ++c) out[c][x] = imgs.at(c, cy, cx);  // edge-replicated
       for (int c = 0; c < 6; ++c) out[6 + c][x] = warps.warped.row(c)[i];
       if (with_t) out[12][x] = t;
-      out[mask_channel][x] = flows[4][x];
-      for (int c = 0; c < 4; ++c) out[mask_channel + 1 + c][x] = flows[c][x] / float(scale);
+      field_channels(y, x, out);
     }
+  };
+  // The same for every column, warped in place and the frames' rows copied whole.
+  auto whole_row = [&](WarpRow& warps, int y, float* const* out) {
+    const int cy = std::min(y, imgs.height - 1), inside = std::min(w, imgs.width);
+    for (int c = 0; c < 6; ++c) {
+      const float* src = imgs.row(c, cy);
+      std::copy(src, src + inside, out[c]);
+      std::fill(out[c] + inside, out[c] + w, src[imgs.width - 1]);  // edge-replicated
+    }
+    const float* flows[4];
+    for (int c = 0; c < 4; ++c) flows[c] = field.row(c, y);
+    warps.warp(imgs, y, flows, out + 6);
+    if (with_t) std::fill(out[12], out[12] + w, t);
+    for (int x = 0; x < w; ++x) field_channels(y, x, out);
   };
   if (scale == 1) {
     input.reshape(channels, h, w);
-    std::vector<int> all(std::size_t(w), 0);
-    for (int x = 0; x < w; ++x) all[std::size_t(x)] = x;
-    parallel_rows(h, [&] { return WarpColumns(w); }, [&](WarpColumns& warps, int y) {
+    parallel_rows(h, [&] { return WarpRow(w); }, [&](WarpRow& warps, int y) {
       std::vector<float*> out;
       for (int c = 0; c < channels; ++c) out.push_back(input.row(c, y));
-      full_row(warps, y, all, out.data());
+      whole_row(warps, y, out.data());
     });
     return;
   }
@@ -412,7 +444,9 @@ void refinement_input(const Planes& imgs, const Planes& field, bool with_t, floa
   struct State {
     RowResampler down;
     std::vector<int> cols;
+    bool every_column;  // scale 2 reads every column (the taps fall between pairs of pixels)
     WarpColumns warps;
+    WarpRow row_warps;
     Rows full;
     int full_y = -1;
   };
@@ -420,14 +454,20 @@ void refinement_input(const Planes& imgs, const Planes& field, bool with_t, floa
       ih,
       [&] {
         RowResampler down(channels, w, h, rx, ry, iw);
-        std::vector<int> cols = down.columns();
+        std::vector<int> cols = down.columns();  // ascending, without repeats
         const int n = int(cols.size());
-        return State{std::move(down), std::move(cols), WarpColumns(n), {channels, w}};
+        const bool every = n == w;
+        return State{std::move(down), std::move(cols), every, WarpColumns(every ? 0 : n),
+                     WarpRow(every ? w : 0), {channels, w}};
       },
       [&](State& s, int y) {
         auto source = [&](int sy, int c) {
           if (sy != s.full_y) {
-            full_row(s.warps, sy, s.cols, s.full.pointers.data());
+            if (s.every_column) {
+              whole_row(s.row_warps, sy, s.full.pointers.data());
+            } else {
+              full_row(s.warps, sy, s.cols, s.full.pointers.data());
+            }
             s.full_y = sy;
           }
           return static_cast<const float*>(s.full.row(c));
