@@ -37,6 +37,30 @@ std::vector<Tap> axis_taps(int count, float ratio, int source_size) {
   return taps;
 }
 
+// The row passes below get AVX2 and AVX-512 clones besides the baseline x86-64 code, picked
+// when the library loads: their bilinear gathers and mixes vectorise there. The project
+// compiles with -ffp-contract=off, so every clone rounds exactly like the reference.
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define FRAMECAST_ROW_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
+#else
+#define FRAMECAST_ROW_CLONES
+#endif
+
+// Whether tap i reads the pair (2 i, 2 i + 1), every one at the same weight: a ratio of
+// exactly 2.
+bool are_pairs(const std::vector<Tap>& taps) {
+  for (std::size_t i = 0; i < taps.size(); ++i)
+    if (taps[i].a != int(2 * i) || taps[i].b != int(2 * i + 1) || taps[i].f != taps[0].f)
+      return false;
+  return !taps.empty();
+}
+
+// Such a row halved: out[i] = mix(src[2 i], src[2 i + 1], f), without a gather.
+FRAMECAST_ROW_CLONES
+void mix_pairs(int n, const float* __restrict src, float f, float* __restrict out) {
+  for (int i = 0; i < n; ++i) out[i] = mix(src[2 * i], src[2 * i + 1], f);
+}
+
 // Bilinear resampling of `channels` planes row by row, with the reference's arithmetic
 // (pixel::read: horizontal mixes, then the vertical one). Each source row is resampled
 // horizontally once and kept while the next destination rows read it, so a destination value
@@ -49,7 +73,8 @@ class RowResampler {
         source_height_(source_height),
         ratio_y_(ratio_y),
         width_(width),
-        x_taps_(axis_taps(width, ratio_x, source_width)) {
+        x_taps_(axis_taps(width, ratio_x, source_width)),
+        pairs_(are_pairs(x_taps_)) {
     for (auto& r : rows_) r.assign(std::size_t(channels) * width, 0.0f);
   }
 
@@ -89,6 +114,10 @@ class RowResampler {
       for (int c = 0; c < channels_; ++c) {
         const float* s = source(sy, c);
         float* hc = h + std::size_t(c) * width_;
+        if (pairs_) {
+          mix_pairs(width_, s, x_taps_[0].f, hc);
+          continue;
+        }
         for (int x = 0; x < width_; ++x) {
           const Tap& t = x_taps_[std::size_t(x)];
           hc[x] = mix(s[t.a], s[t.b], t.f);
@@ -103,6 +132,7 @@ class RowResampler {
   float ratio_y_;
   int width_;
   std::vector<Tap> x_taps_;
+  bool pairs_;  // every tap is (2 x, 2 x + 1) at one weight: mix_pairs
   std::array<std::vector<float>, 2> rows_;
   std::array<int, 2> held_ = {-1, -1};
   int older_ = 0;
@@ -162,14 +192,6 @@ class FlowRows {
   std::array<const float*, 5> channels_{};
 };
 
-// The row passes below get AVX2 and AVX-512 clones besides the baseline x86-64 code, picked
-// when the library loads: their bilinear gathers and mixes vectorise there. The project
-// compiles with -ffp-contract=off, so every clone rounds exactly like the reference.
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define FRAMECAST_ROW_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
-#else
-#define FRAMECAST_ROW_CLONES
-#endif
 
 // Bilinear taps of the points of one row (pixel::tap's clamping and arithmetic), laid out
 // for vector loops that read each row's two taps as one 8-byte pair: the offsets in a plane
@@ -431,7 +453,10 @@ void refinement_input(const Planes& imgs, const Planes& field, bool with_t, floa
     for (int c = 0; c < 4; ++c) flows[c] = field.row(c, y);
     warps.warp(imgs, y, flows, out + 6);
     if (with_t) std::fill(out[12], out[12] + w, t);
-    for (int x = 0; x < w; ++x) field_channels(y, x, out);
+    const float* mask = field.row(4, y);
+    std::copy(mask, mask + w, out[mask_channel]);
+    for (int c = 0; c < 4; ++c)
+      for (int x = 0; x < w; ++x) out[mask_channel + 1 + c][x] = flows[c][x] / float(scale);
   };
   if (scale == 1) {
     input.reshape(channels, h, w);
