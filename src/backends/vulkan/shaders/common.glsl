@@ -16,5 +16,4 @@
 float lerp(float a, float b, float f) { return a * (1.0 - f) + b * f; }
 vec3 lerp(vec3 a, vec3 b, float f) { return a * (1.0 - f) + b * f; }
 
-
 float sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }

@@ -58,8 +58,7 @@ uvec3 pixel(int x, int y) {
     float w_static = 1.0 - smooth_step(0.03, 0.09, d);
     if (w_static > 0.001) {
       int at = y * W + x;
-      vec3 still = (img0[at].xyz + img1[at].xyz) * 0.5;
-      [[unroll]] for (int c = 0; c < 3; ++c) bgr[c] = lerp(bgr[c], still[c], w_static);
+      bgr = lerp(bgr, (img0[at].xyz + img1[at].xyz) * 0.5, w_static);
     }
   }
   return uvec3(floor(bgr.zyx * MAXV + 0.5));  // BGR -> RGB
