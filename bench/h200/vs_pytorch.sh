@@ -7,10 +7,8 @@
 # (carry both). Output: $OUT/vs_pytorch.txt, $OUT/table.md, $OUT/torch.json,
 # $OUT/framecast.tar.gz, $OUT/tune.fast.txt and tune.quality.txt. Time limits per step:
 # TEST_SECONDS (0: no tests; TEST_FILTER picks them), TUNE_SECONDS per model, TORCH_SECONDS
-# (0: Framecast's half alone); COMPILE, the models torch.compile runs (NAME:PASS,...).
-# BASE=.gpu/base/framecast (a build before a change, same libraries) also tunes that build
-# into its own cache and benches fast and quality alternately with the staged one, and
-# profiles both, before PyTorch runs.
+# (0: Framecast's half alone); COMPILE, the models torch.compile runs (NAME:PASS,...). A build
+# before a change is benched against the staged one by binary_ab.sh, in the same call if wanted.
 set -u
 exec > >(tee "$OUT/vs_pytorch.txt") 2>&1
 source bench/h200/setup.sh
@@ -55,28 +53,6 @@ timeout 60 $FC bench --backend vulkan --model assets/models/framecast-fast.safet
   > /tmp/fc/framecast-fast.on.stream.json
 python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print(sys.argv[1], r['ms_per_pair'], 'ms')" /tmp/fc/framecast-fast.on.stream.json
 tar -czf "$OUT/framecast.tar.gz" -C /tmp fc
-
-if [[ -n ${BASE:-} ]]; then
-  step "the build before ($BASE) against the staged one, alternated; device time per 1080p mid"
-  FCBASE="env LD_LIBRARY_PATH=$FCLIBS XDG_CACHE_HOME=/tmp/fccache-base $R/$BASE"
-  for m in fast quality; do
-    timeout "${TUNE_SECONDS:-120}" $FCBASE tune --model $m --size 1920x1080 --precision f16 | tail -2
-  done
-  for m in fast quality; do
-    for build in base new base new; do
-      fc=$FC; [[ $build == base ]] && fc=$FCBASE
-      echo "-- $m $build"
-      timeout 60 $fc bench --backend vulkan --model $m --precision f16 --warmup 5 --runs 30 \
-        --size 1920x1080 | grep "mids/s"
-    done
-  done
-  for build in base new; do
-    fc=$FC; [[ $build == base ]] && fc=$FCBASE
-    echo "-- fast $build --profile"
-    timeout 60 $fc bench --backend vulkan --model fast --precision f16 --warmup 3 --runs 10 \
-      --profile --size 1920x1080
-  done
-fi
 
 [[ ${TORCH_SECONDS:-330} == 0 ]] && exit 0  # Framecast's half alone
 step "PyTorch (compiles with max-autotune: the classic graph without the pass, fast with it)"
