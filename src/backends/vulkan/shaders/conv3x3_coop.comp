@@ -16,8 +16,9 @@
 // WEIGHTS_GLOBAL (the coop-global kind) skips the shared weight chunk: each subgroup loads
 // its A matrices from global memory, where the workgroup's four subgroups hit L1.
 // Software-pipelined, since a grid of a few hundred workgroups leaves too few warps per
-// multiprocessor to hide memory latency: the next chunk's input loads into registers while
-// this chunk's products run, and each tap's A matrices load during the previous tap's.
+// multiprocessor to hide memory latency: the next chunk's input (and, in the shared-weights
+// kind, its weights) loads into registers while this chunk's products run, and each tap's A
+// matrices load during the previous tap's.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -91,12 +92,27 @@ uint weight_matrix(int tap, int co, int c0) {
   return uint(((tap * (CO / 16) + co / 16) * (CIP / 16) + c0 / 16) * 32);
 }
 
-// The shared-weights kind: 9 taps x COC channels x 16 input channels, 16 bytes per copy.
-void stage_weights(int c0, int co0, int li) {
-  for (int i = li; i < (WEIGHTS_GLOBAL ? 0 : 9 * COC * 2); i += 128) {
+// The shared-weights kind stages a chunk's 9 taps x COC channels x 16 input channels, 16
+// bytes per copy: loaded into registers with the next chunk's input, stored after the barrier.
+const int WGROUPS = WEIGHTS_GLOBAL ? 0 : 9 * COC * 2;
+const int WLOADS = WGROUPS > 0 ? (WGROUPS + 127) / 128 : 1;  // per thread
+uvec4 wstaged[WLOADS];
+
+void load_weight_chunk(int c0, int co0, int li) {
+  if (WEIGHTS_GLOBAL) return;
+  [[unroll]] for (int j = 0; j < WLOADS; ++j) {
+    int i = min(li + j * 128, WGROUPS - 1);
     int row = i >> 1, half8 = i & 1;  // row = tap * COC + co
     int tap = row / COC, co = row - tap * COC;
-    wsh[row * PITCH + half8] = wgt8[weight_matrix(tap, co0 + co, c0) + (co & 15) * 2 + half8];
+    wstaged[j] = wgt8[weight_matrix(tap, co0 + co, c0) + (co & 15) * 2 + half8];
+  }
+}
+
+void store_weight_chunk(int li) {
+  if (WEIGHTS_GLOBAL) return;
+  [[unroll]] for (int j = 0; j < WLOADS; ++j) {
+    int i = li + j * 128;
+    if (i < WGROUPS) wsh[(i >> 1) * PITCH + (i & 1)] = wstaged[j];
   }
 }
 
@@ -119,12 +135,16 @@ void main() {
   [[unroll]] for (int i = 0; i < MT * R * NT; ++i) acc[i] = fcoopmatNV<32, gl_ScopeSubgroup, 16, CN>(0.0);
 
   load_chunk(0, ox0, oy0, li);
+  load_weight_chunk(0, co0, li);
   for (int c0 = 0; c0 < CIP; c0 += 16) {
     barrier();  // every subgroup is done with the previous chunk
     store_chunk(li);
-    stage_weights(c0, co0, li);
+    store_weight_chunk(li);
     barrier();
-    if (c0 + 16 < CIP) load_chunk(c0 + 16, ox0, oy0, li);
+    if (c0 + 16 < CIP) {
+      load_chunk(c0 + 16, ox0, oy0, li);
+      load_weight_chunk(c0 + 16, co0, li);
+    }
     // The weights of tap k + 1 load while tap k's products run.
     fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[2][MT];
     load_weights(a[0], 0, c0, co0);
