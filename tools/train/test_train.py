@@ -111,6 +111,29 @@ class WarmStartTest(unittest.TestCase):
         self.assertGreater((a - b).abs().max().item(), 1e-3)
         self.assertTrue(torch.equal(grown.refine.c3.weight, torch.zeros_like(grown.refine.c3.weight)))
 
+    def test_a_tfact2_quality_tier_from_a_classic_one_and_a_tfact2_fast_one(self):
+        """--init q=QUALITY --init q=FAST: the refinement blocks come from the classic model,
+        each first conv's t plane (its 13th input) folded into the bias at t = 0.5, and
+        block0, FiLM and the refine head from the tfact2 model, which is read last."""
+        quality = trained_like(FramecastNet("classic", 8, 12, blocks=[(6, 8, 2), (4, 6, 1)]), 5)
+        fast = trained_like(FramecastNet("tfact2", 8, 12, film_hidden=8, refine_width=4,
+                                         blocks=[(4, 6, 2)]), 6)
+        grown = FramecastNet("tfact2", 8, 12, film_hidden=8, refine_width=4,
+                             blocks=[(6, 8, 2), (4, 6, 1)])
+        copied, zeroed = warm_start(grown, [self.saved(quality, "q"), self.saved(fast, "f")])
+        self.assertTrue(torch.equal(grown.block0.conv0[0][0].weight, fast.block0.conv0[0][0].weight))
+        self.assertTrue(torch.equal(grown.refine.c3.weight, fast.refine.c3.weight))
+        self.assertTrue(torch.equal(grown.block2.lastconv.weight, quality.block2.lastconv.weight))
+        self.assertIn("block1.film.2.weight", zeroed)  # new: FiLM starts as the identity
+        self.assertNotIn("block1.lastconv.weight", zeroed)  # the classic model's, kept
+        x = torch.rand(1, 17, 20, 24)
+        with torch.no_grad():
+            plane = torch.full((1, 1, 20, 24), 0.5)
+            a = quality.block1.conv0[0][0](torch.cat((x[:, :12], plane, x[:, 12:]), 1))
+            b = grown.block1.conv0[0][0](x)
+        self.assertLess((a - b)[..., 1:, 1:].abs().max().item(), 1e-5)
+        self.assertGreater((a - b).abs().max().item(), 1e-3)
+
 
 class LossAndSpecTest(unittest.TestCase):
     def test_distillation_counts_only_where_the_teacher_is_better(self):

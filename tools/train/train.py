@@ -30,10 +30,13 @@ file (frozen). This is how the fast 1-block model learns from the quality model'
 
 --init NAME=FILE starts a NEW model from another one's weights (e.g. a quality model, or a tfact2
 model, from the trained default; --init-rename moves the file's blocks to make room for a new
-block between them): tensors of the same name and shape are copied, block0's first
-conv keeps the frame channels where the t plane is gone (classic -> tfact*), and the parts the
-source lacks start as the identity (refinement blocks' deconv, FiLM's last layer and tfact2's
-refine output conv at zero), so the new model starts exactly where the source model is.
+block between them): tensors of the same name and shape are copied, each block's first
+conv keeps the other channels where the t plane is gone (classic -> tfact*, the plane folded
+into the bias at t = 0.5), and the parts the source lacks start as the identity (refinement
+blocks' deconv, FiLM's last layer and tfact2's refine output conv at zero), so the new model
+starts exactly where the source model is. Repeated, it takes each file's matching tensors in
+turn (e.g. a tfact2 quality tier from the fast model's block0 and refine head and a classic
+quality model's refinement blocks: --init q=QUALITY --init q=FAST).
 
 --ema DECAY keeps an exponential moving average of each model's weights (updated after every
 step; it starts at the run's first weights) and exports it instead of the raw weights: the
@@ -115,28 +118,40 @@ def renamed(name, renames):
     return renames.get(prefix, prefix) + dot + rest
 
 
-def warm_start(net, path, renames=None):
-    """Copy matching tensors of the model file at path into net and zero the layers that make
-    the parts path lacks a no-op (see the module docstring). renames {old: new} moves the
-    file's blocks first, so a new block can go between them (block1 -> block2 puts a new
-    block1 after block0). Returns (copied, zeroed) names."""
-    src, _ = read_tensors(path)
-    src = {renamed(k, renames or {}): v for k, v in src.items()}
+# Where classic models feed t as a constant input plane: block0's 7th input, and a refinement
+# block's 13th (after both frames and both warped frames).
+T_PLANE = {"block0": 6}
+T_PLANE_REFINEMENT = 12
+
+
+def warm_start(net, paths, renames=None):
+    """Copy matching tensors of the model files at paths (one path or several, a later file's
+    tensors winning) into net and zero the layers that make the parts no file has a no-op
+    (see the module docstring). renames {old: new} moves the files' blocks first, so a new
+    block can go between them (block1 -> block2 puts a new block1 after block0). Returns
+    (copied, zeroed) names."""
     state = net.state_dict()
     copied = []
-    for name in sorted(state, key=lambda n: n.endswith(".weight")):  # biases first: see below
-        dst = state[name]
-        w = src.get(name)
-        if w is None:
-            continue
-        if w.shape != dst.shape and name == "block0.conv0.0.0.weight" and w.shape[1] > dst.shape[1]:
-            # classic's 7th input is the t plane; FiLM carries t now. Fold the plane at t = 0.5
-            # into the bias, so the new model starts as the source at t = 0.5 (away from borders)
-            state["block0.conv0.0.0.bias"] += 0.5 * w[:, dst.shape[1]:].sum((1, 2, 3))
-            w = w[:, :dst.shape[1]]
-        if w.shape == dst.shape:
-            dst.copy_(w)
-            copied.append(name)
+    for path in [paths] if isinstance(paths, str) else paths:
+        src, _ = read_tensors(path)
+        src = {renamed(k, renames or {}): v for k, v in src.items()}
+        for name in sorted(state, key=lambda n: n.endswith(".weight")):  # biases first: below
+            dst = state[name]
+            w = src.get(name)
+            if w is None:
+                continue
+            first = re.fullmatch(r"(block\d+)\.conv0\.0\.0\.weight", name)
+            if first and w.shape[1] == dst.shape[1] + 1:
+                # a classic block's t plane; FiLM carries t now. Fold the plane at t = 0.5
+                # into the bias, so the new model starts as the source at t = 0.5 (away from
+                # the borders, where the plane's zero padding differs)
+                i = T_PLANE.get(first.group(1), T_PLANE_REFINEMENT)
+                state[first.group(1) + ".conv0.0.0.bias"] += 0.5 * w[:, i].sum((1, 2))
+                w = torch.cat((w[:, :i], w[:, i + 1:]), 1)
+            if w.shape == dst.shape:
+                dst.copy_(w)
+                if name not in copied:
+                    copied.append(name)
     zero = [n for n in state if n not in copied and (
         re.fullmatch(r"block[1-9]\d*\.lastconv\.(weight|bias)", n)
         or re.fullmatch(r"(block\d+\.)?film\.2\.(weight|bias)", n)
@@ -193,9 +208,9 @@ class Trainee:
                 with torch.no_grad():
                     copied, zeroed = warm_start(net, init, renames)
                 total = len(net.state_dict())
-                print(f"[{name}] initialised from {init}: {len(copied)} of {total} tensors copied, "
-                      f"zeroed {zeroed}", flush=True)
-                self.history = [{"init_from": os.path.basename(init),
+                print(f"[{name}] initialised from {', '.join(init)}: {len(copied)} of {total} "
+                      f"tensors copied, zeroed {zeroed}", flush=True)
+                self.history = [{"init_from": ", ".join(os.path.basename(p) for p in init),
                                  "tensors_copied": len(copied)}]
         self.resumed = bool(resume)
         self.net = net.to(device).train()
@@ -364,7 +379,8 @@ def parse_args():
                          "better (TEACHER: a model of this run listed before STUDENT, or a file)")
     ap.add_argument("--distill-w", type=float, default=0.05)
     ap.add_argument("--init", action="append", default=[],
-                    help="NAME=FILE: a new model warm-started from another model's weights")
+                    help="NAME=FILE: a new model warm-started from another model's weights "
+                         "(repeated: from several, a later file's tensors winning)")
     ap.add_argument("--init-rename", action="append", default=[],
                     help="NAME=OLD>NEW[,OLD>NEW...]: move the --init file's blocks first, e.g. "
                          "block1>block2,block2>block3 to put a new block1 after block0")
@@ -445,7 +461,10 @@ def main():
         print(torch.cuda.get_device_name(), torch.__version__, flush=True)
 
     resumes = dict(r.split("=", 1) for r in args.resume)
-    inits = dict(r.split("=", 1) for r in args.init)
+    inits = {}
+    for r in args.init:
+        name, path = r.split("=", 1)
+        inits.setdefault(name, []).append(path)
     renames = {name: dict(pair.split(">") for pair in spec.split(","))
                for name, spec in (r.split("=", 1) for r in args.init_rename)}
     mse = {name: float(w) for name, w in (r.split("=", 1) for r in args.mse)}
