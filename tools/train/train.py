@@ -118,10 +118,10 @@ def renamed(name, renames):
     return renames.get(prefix, prefix) + dot + rest
 
 
-# Where classic models feed t as a constant input plane: block0's 7th input, and a refinement
-# block's 13th (after both frames and both warped frames).
-T_PLANE = {"block0": 6}
-T_PLANE_REFINEMENT = 12
+def t_plane(block):
+    """Where a classic block takes t as a constant input plane: block0's 7th input, a
+    refinement block's 13th (after both frames and both warped frames)."""
+    return 6 if block == "block0" else 12
 
 
 def warm_start(net, paths, renames=None):
@@ -145,7 +145,7 @@ def warm_start(net, paths, renames=None):
                 # a classic block's t plane; FiLM carries t now. Fold the plane at t = 0.5
                 # into the bias, so the new model starts as the source at t = 0.5 (away from
                 # the borders, where the plane's zero padding differs)
-                i = T_PLANE.get(first.group(1), T_PLANE_REFINEMENT)
+                i = t_plane(first.group(1))
                 state[first.group(1) + ".conv0.0.0.bias"] += 0.5 * w[:, i].sum((1, 2))
                 w = torch.cat((w[:, :i], w[:, i + 1:]), 1)
             if w.shape == dst.shape:
