@@ -207,9 +207,11 @@ class Trainee:
             if init:
                 with torch.no_grad():
                     copied, zeroed = warm_start(net, init, renames)
-                total = len(net.state_dict())
-                print(f"[{name}] initialised from {', '.join(init)}: {len(copied)} of {total} "
-                      f"tensors copied, zeroed {zeroed}", flush=True)
+                state = net.state_dict()
+                fresh = [n for n in state if n not in copied and n not in zeroed]
+                print(f"[{name}] initialised from {', '.join(init)}: {len(copied)} of "
+                      f"{len(state)} tensors copied, zeroed {zeroed}, left at their random "
+                      f"start {fresh}", flush=True)
                 self.history = [{"init_from": ", ".join(os.path.basename(p) for p in init),
                                  "tensors_copied": len(copied)}]
         self.resumed = bool(resume)
