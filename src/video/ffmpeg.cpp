@@ -27,7 +27,8 @@ void log_callback(void* context, int level, const char* format, va_list args) {
 }  // namespace
 
 void OutputDeleter::operator()(AVFormatContext* c) const {
-  if (c->pb && !(c->oformat->flags & AVFMT_NOFILE)) avio_closep(&c->pb);
+  if (c->pb && !(c->oformat->flags & AVFMT_NOFILE) && !(c->flags & AVFMT_FLAG_CUSTOM_IO))
+    avio_closep(&c->pb);
   avformat_free_context(c);
 }
 

@@ -21,7 +21,7 @@ namespace framecast::video {
 struct InputDeleter {
   void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
 };
-// Closes the output's file, if open, and frees the context.
+// Closes the output's file, if open and not custom I/O (PipeIo), and frees the context.
 struct OutputDeleter {
   void operator()(AVFormatContext* c) const;
 };

@@ -1,7 +1,5 @@
 #include "video/sink.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -53,8 +51,13 @@ VideoSink::VideoSink(const std::string& output, const VideoSource& source, Ratio
                                  },
                                  this};
   // As for stdin (source.cpp): a write to a pipe whose reader stalls must not block Ctrl-C.
-  if (struct stat st; output == "-" && fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
-    fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
+  if (output == "-" && PipeIo::is_pipe(STDOUT_FILENO)) {
+    pipe_ = std::make_unique<PipeIo>(STDOUT_FILENO, PipeIo::Direction::write, [this] {
+      return aborted_ || (cancelled_ && cancelled_());
+    });
+    context->pb = pipe_->context();
+    context->flags |= AVFMT_FLAG_CUSTOM_IO;
+  }
   // yuv4mpeg's deeper-than-8-bit formats are an FFmpeg extension.
   if (std::string(container.name) == "yuv4mpegpipe") context->strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL;
 
@@ -62,7 +65,7 @@ VideoSink::VideoSink(const std::string& output, const VideoSource& source, Ratio
   add_streams(source, video_only, warn);
   copy_tags(source.format().metadata, &context->metadata);
 
-  if (!(container.flags & AVFMT_NOFILE))
+  if (!(container.flags & AVFMT_NOFILE) && !pipe_)
     check_av(avio_open2(&context->pb, target.c_str(), AVIO_FLAG_WRITE, &context->interrupt_callback, nullptr),
              ErrorKind::io, name_ + ": cannot write");
   check_av(avformat_write_header(context, nullptr), ErrorKind::io, name_ + ": cannot write the header");
@@ -225,7 +228,7 @@ void VideoSink::finish() {
   if (output_->pb && !(output_->oformat->flags & AVFMT_NOFILE)) {
     avio_flush(output_->pb);
     const int error = output_->pb->error;
-    check_av(avio_closep(&output_->pb), ErrorKind::io, name_ + ": cannot finish the file");
+    if (!pipe_) check_av(avio_closep(&output_->pb), ErrorKind::io, name_ + ": cannot finish the file");
     check_av(error, ErrorKind::io, name_ + ": cannot finish the file");
   }
 }

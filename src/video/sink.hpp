@@ -15,6 +15,7 @@
 #include "io/atomic_file.hpp"
 #include "video/colour.hpp"
 #include "video/encoding.hpp"
+#include "video/pipe_io.hpp"
 #include "video/schedule.hpp"
 #include "video/source.hpp"
 
@@ -58,6 +59,7 @@ class VideoSink {
   std::function<bool()> cancelled_;
   std::atomic<bool> aborted_{false};
   std::optional<io::AtomicFile> file_;
+  std::unique_ptr<PipeIo> pipe_;  // stdout's writer when it is a pipe; outlives output_
   OutputPtr output_;
   CodecContextPtr encoder_;
   std::optional<YuvConverter> yuv_;

@@ -1,7 +1,6 @@
 #include "video/source.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -46,11 +45,11 @@ VideoSource::VideoSource(const std::string& input, bool strict, Warn warn,
   if (!context) throw Error(ErrorKind::out_of_memory, "out of memory (input)");
   context->interrupt_callback = {
       [](void* self) -> int { return static_cast<const VideoSource*>(self)->stopping(); }, this};
-  // A read from a pipe that blocks cannot be interrupted (a signal may reach any thread, and
-  // the handler restarts reads anyway), so Ctrl-C waited for the writer. Non-blocking, FFmpeg's
-  // read loop sleeps 1 ms between tries and polls the callback above each time.
-  if (struct stat st; input == "-" && fstat(STDIN_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
-    fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
+  // A pipe on stdin is read through PipeIo, which Ctrl-C can interrupt.
+  if (input == "-" && PipeIo::is_pipe(STDIN_FILENO)) {
+    pipe_ = std::make_unique<PipeIo>(STDIN_FILENO, PipeIo::Direction::read, [this] { return stopping(); });
+    context->pb = pipe_->context();
+  }
   const AVInputFormat* forced = input == "-" ? av_find_input_format("yuv4mpegpipe") : nullptr;
   const int opened =
       avformat_open_input(&context, input == "-" ? "pipe:0" : input.c_str(), forced, nullptr);

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "framecast/frame.hpp"
 #include "video/colour.hpp"
 #include "video/ffmpeg.hpp"
+#include "video/pipe_io.hpp"
 #include "video/rational.hpp"
 
 namespace framecast::video {
@@ -84,6 +86,7 @@ class VideoSource {
   Warn warn_;
   std::function<bool()> cancelled_;
   std::atomic<bool> aborted_{false};
+  std::unique_ptr<PipeIo> pipe_;  // stdin's reader when it is a pipe; outlives format_
   InputPtr format_;
   int video_ = -1;
   CodecContextPtr decoder_;

@@ -374,6 +374,20 @@ TEST_F(Interpolate, PipesCarryYuv4mpegBothWays) {
   EXPECT_EQ(decode_video(path("out.mkv")).size(), 24u);
 }
 
+// Through pipes (PipeIo: non-blocking, waiting in poll) the frames are the file job's, byte for
+// byte; the clip is many times a pipe's 64 KiB, so both ends fill and drain repeatedly.
+TEST_F(Interpolate, PipesCarryTheFileJobsBytes) {
+  make_clip("-f lavfi -i testsrc2=s=320x180:r=24:d=1 -pix_fmt yuv420p -f yuv4mpegpipe " + path("in.y4m"));
+  const std::string job = std::string(FRAMECAST_BINARY) + " interpolate --factor 2 --progress none --model " +
+                          model_.string();
+  ASSERT_EQ(run_shell(job + " -i " + path("in.y4m") + " -o " + path("file.y4m")).exit_code, 0);
+  const RunResult r = run_shell("cat " + path("in.y4m") + " | " + job + " -i - -o - | cat > " + path("pipe.y4m"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string frames = y4m_frames(path("file.y4m"));
+  EXPECT_GT(frames.size(), std::size_t(40) * 320 * 180);
+  EXPECT_TRUE(frames == y4m_frames(path("pipe.y4m")));
+}
+
 TEST_F(Interpolate, WebmGetsVp9AndKeepsOpusAudio) {
   make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=0.5 -f lavfi -i sine=d=0.5 -c:v libvpx-vp9 -c:a libopus " +
             path("in.webm"));
