@@ -250,6 +250,9 @@ def main():
                                                   "shared", "data", "val", "davis"))
     a = ap.parse_args()
     out = os.path.abspath(a.out)
+    if not find_wallpapers():  # before the old pool is removed
+        sys.exit("make_pool: no wallpapers under " + " or ".join(ROOTS) + "; install the packages "
+                 "the docstring names (gnome-backgrounds plasma-workspace-wallpapers ...)")
     if os.path.isdir(os.path.join(out, "photos")):
         shutil.rmtree(os.path.join(out, "photos"))
     os.makedirs(out, exist_ok=True)
