@@ -9,8 +9,10 @@
 #   bash tools/train/run_gpu.sh r2 6.3 --model default=classic:120:240 \
 #       --resume default=.pool/ckpt/default.safetensors --lr 2e-4 --warmup 100 --val-start 1
 #
-# MINUTES is the training budget; start-up (~0.5 min) and validation come on top, so keep
-# MINUTES about 1.5 below the command's time limit. $OUT gets NAME.safetensors (F16 weights +
+# MINUTES is the training budget; start-up (~0.5 min, ~2.8 min where the census loss compiles
+# without a carried cache) and validation come on top, so keep MINUTES about 1.5 below the
+# command's time limit, or pass train.py's --wall-minutes (9 in a 10-minute call), which cuts
+# the budget when the start runs long. $OUT gets NAME.safetensors (F16 weights +
 # metadata, also the resume checkpoint), NAME.log.json, summary.json, train.log, gpu.log.
 # With NPROC > 1 (run_ddp.sh sets it) train.py runs data-parallel in NPROC processes.
 set -o pipefail

@@ -14,6 +14,7 @@ Run: /usr/bin/python3 -m unittest tools/train/test_train.py   (or run this file)
 """
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -325,6 +326,18 @@ class TrainerRunTest(unittest.TestCase):
                            "c=classic:8:12+6:10:4+6:8:2", "--resume", f"c={out}/c.safetensors")
         self.assertNotEqual(wrong.returncode, 0)
         self.assertIn("block0_scale=8", wrong.stderr)
+
+    def test_wall_minutes_shorten_the_budget_or_refuse_to_start(self):
+        cut = self.train(os.path.join(self.tmp.name, "wall1"), "--model", "f=tfact2:8:12",
+                         "--minutes", "10", "--wall-minutes", "2")
+        self.assertEqual(cut.returncode, 0, cut.stdout + cut.stderr)
+        m = re.search(r"training budget cut to (\d+) s: --wall-minutes 2\.0 after", cut.stdout)
+        self.assertIsNotNone(m, cut.stdout)
+        self.assertLessEqual(int(m.group(1)), 120)  # 2 minutes less the set-up, not 600 s
+        late = self.train(os.path.join(self.tmp.name, "wall2"), "--model", "f=tfact2:8:12",
+                          "--wall-minutes", "0.0001")
+        self.assertNotEqual(late.returncode, 0)
+        self.assertIn("no time is left to train", late.stderr)
 
     def test_two_processes_under_torchrun_train_one_model(self):
         """Both ranks take every step (samples count both), end with the same weights and

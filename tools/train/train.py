@@ -407,6 +407,11 @@ def parse_args():
                     help="also validate on camera pans of these lengths in px, e.g. 64,96")
     ap.add_argument("--run-id", default="")
     ap.add_argument("--minutes", type=float, default=8.0, help="training wall-clock budget")
+    ap.add_argument("--wall-minutes", type=float, default=0.0,
+                    help="end training this many minutes after the process started (set-up and "
+                         "compiling included) if that comes first: a device call's limit less "
+                         "what follows training, so that a slow start shortens the schedule "
+                         "instead of the call ending mid-run (0: no such limit)")
     ap.add_argument("--max-steps", type=int, default=0)
     ap.add_argument("--batch", type=int, default=48)
     ap.add_argument("--size", type=int, default=256)
@@ -443,6 +448,22 @@ def parse_args():
         args.model = ["default=classic:120:240"]
     args.run_id = args.run_id or datetime.datetime.now().strftime("run-%Y%m%d-%H%M%S")
     return args
+
+
+def training_budget(args, started_s):
+    """Seconds of training: --minutes, cut so that training ends --wall-minutes after the start
+    (`started_s` ago) where that comes first."""
+    budget = args.minutes * 60
+    if args.wall_minutes > 0:
+        left = args.wall_minutes * 60 - started_s
+        if left <= 0:
+            sys.exit(f"train.py: --wall-minutes {args.wall_minutes}: set-up took {started_s:.0f} s, "
+                     "no time is left to train")
+        if left < budget:
+            print(f"training budget cut to {left:.0f} s: --wall-minutes {args.wall_minutes} "
+                  f"after {started_s:.0f} s of set-up", flush=True)
+            budget = left
+    return budget
 
 
 def main():
@@ -537,7 +558,7 @@ def main():
                                       [(args.batch, 3, s, s) for s in sorted(sizes)])
     amp = (torch.autocast("cuda", dtype=torch.bfloat16)
            if args.amp == "bf16" and device.type == "cuda" else torch.autocast("cpu", enabled=False))
-    budget = args.minutes * 60
+    budget = ranks.from_main(training_budget(args, time.time() - t_start) if ranks.main else 0.0)
     t0 = time.time()
     last_ckpt = t0
     step, samples, gen_s, gen_n, generated = 0, 0, 0.0, 0, 0
