@@ -45,16 +45,12 @@ VideoSink::VideoSink(const std::string& output, const VideoSource& source, Ratio
   check_av(avformat_alloc_output_context2(&context, &container, nullptr, target.c_str()),
            ErrorKind::unsupported, name_ + ": cannot set up the container");
   output_.reset(context);
-  context->interrupt_callback = {[](void* self) -> int {
-                                   const auto& sink = *static_cast<const VideoSink*>(self);
-                                   return sink.aborted_ || (sink.cancelled_ && sink.cancelled_());
-                                 },
-                                 this};
+  context->interrupt_callback = {
+      [](void* self) -> int { return static_cast<const VideoSink*>(self)->stopping(); }, this};
   // As for stdin (source.cpp): a write to a pipe whose reader stalls must not block Ctrl-C.
   if (output == "-" && PipeIo::is_pipe(STDOUT_FILENO)) {
-    pipe_ = std::make_unique<PipeIo>(STDOUT_FILENO, PipeIo::Direction::write, [this] {
-      return aborted_ || (cancelled_ && cancelled_());
-    });
+    pipe_ = std::make_unique<PipeIo>(STDOUT_FILENO, PipeIo::Direction::write,
+                                     [this] { return stopping(); });
     context->pb = pipe_->context();
     context->flags |= AVFMT_FLAG_CUSTOM_IO;
   }

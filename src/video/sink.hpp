@@ -54,6 +54,7 @@ class VideoSink {
   void add_streams(const VideoSource& source, bool video_only, const Warn& warn);
   void drain_encoder();
   void mux(AVPacket& packet);
+  bool stopping() const { return aborted_ || (cancelled_ && cancelled_()); }
 
   std::string name_;
   std::function<bool()> cancelled_;
