@@ -120,8 +120,7 @@ def to_rgb(im):
     return im.convert("RGB")
 
 
-def make_photos(out, photo_side, texture_side):
-    groups = find_wallpapers()
+def make_photos(out, groups, photo_side, texture_side):
     manifest = []
     os.makedirs(os.path.join(out, "photos"), exist_ok=True)
     for name in sorted(groups, key=str.lower):
@@ -250,13 +249,14 @@ def main():
                                                   "shared", "data", "val", "davis"))
     a = ap.parse_args()
     out = os.path.abspath(a.out)
-    if not find_wallpapers():  # before the old pool is removed
+    groups = find_wallpapers()
+    if not groups:  # before the old pool is removed
         sys.exit("make_pool: no wallpapers under " + " or ".join(ROOTS) + "; install the packages "
                  "the docstring names (gnome-backgrounds plasma-workspace-wallpapers ...)")
     if os.path.isdir(os.path.join(out, "photos")):
         shutil.rmtree(os.path.join(out, "photos"))
     os.makedirs(out, exist_ok=True)
-    manifest = make_photos(out, a.photo_side, a.texture_side)
+    manifest = make_photos(out, groups, a.photo_side, a.texture_side)
     n_all = len(manifest)
     kept = [m for m in manifest if m["kept"]]
     if n_all != 108:
