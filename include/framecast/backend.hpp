@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -54,11 +55,19 @@ class Runtime {
   virtual Frame mid(float t) = 0;
   // Many t for the prepared pair; backends batch them into one submission.
   virtual std::vector<Frame> mids(std::span<const float> ts);
+  // mids(ts) in two halves, so that a video's pairs overlap: start_mids begins them and
+  // take_mids returns them. In between, the next pair may be prepared (prepare_pair or
+  // prepare_next): a GPU runtime then copies that pair in while these mids compute, and these
+  // mids out while that pair's t-free work runs. One start_mids at a time: take its mids
+  // before the next. The default computes the mids in start_mids.
+  virtual void start_mids(std::span<const float> ts);
+  virtual std::vector<Frame> take_mids();
   // Per-stage times when created with RuntimeOptions::profile: the pair's stages (once per
   // pair, from prepare_pair), then the last mid's.
   virtual std::vector<StageTime> last_profile() const { return {}; }
   // Device milliseconds of the work since the last prepare_pair that has completed (GPU
-  // timestamp queries); negative where the backend does not measure it, as on the CPU.
+  // timestamp queries); after take_mids, of the pair those mids belong to, its mids
+  // included. Negative where the backend does not measure it, as on the CPU.
   virtual double last_device_ms() const { return -1.0; }
   // Notes the user should hear once (an ignored tuning cache, ...); the library never prints.
   virtual std::vector<std::string> warnings() const { return {}; }
@@ -76,6 +85,7 @@ class Runtime {
  private:
   int width_;
   int height_;
+  std::optional<std::vector<Frame>> started_;  // the default start_mids' mids
 };
 
 class Backend {

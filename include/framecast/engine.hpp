@@ -47,6 +47,14 @@ class Engine {
   // interpolate(F, next, ts), F being the frame1 of the last interpolate at next's size: a
   // video's consecutive pairs share a frame, which then is not uploaded again.
   std::vector<Frame> interpolate_next(const Frame& next, std::span<const float> ts);
+  // interpolate(frame0, frame1, ts) and interpolate_next(next, ts) in two halves, so that a
+  // video's pairs overlap: start* prepares the pair and starts its mids, finish() returns the
+  // mids of the oldest started pair. Starting pair k + 1 before finishing pair k lets a GPU
+  // copy pair k + 1 in while pair k's mids compute, and those mids out while pair k + 1's
+  // t-free work runs. Finish each pair before starting the one after next.
+  void start(const Frame& frame0, const Frame& frame1, std::span<const float> ts);
+  void start_next(const Frame& next, std::span<const float> ts);
+  std::vector<Frame> finish();
   // The runtime for one frame size (created on first use and kept).
   Runtime& runtime(int width, int height);
   // A new runtime for one frame size, owned by the caller; the engine must outlive it.
@@ -62,6 +70,11 @@ class Engine {
   std::string backend_name_;
   std::string backend_warning_;
   std::map<std::pair<int, int>, std::unique_ptr<Runtime>> runtimes_;
+  // Prepares the pair on `runtime`, takes the last pair's mids, starts this pair's.
+  void start_on(Runtime& runtime, std::span<const float> ts, const std::function<void()>& prepare);
+  Runtime* started_ = nullptr;          // the runtime whose started mids are not taken
+  std::vector<Frame> taken_;            // the older pair's mids, taken while starting a newer
+  bool have_taken_ = false;
 };
 
 }  // namespace framecast

@@ -58,21 +58,33 @@ BenchResult bench_size(Engine& engine, int width, int height, const BenchOptions
   for (int i = 1; i <= options.mids; ++i) ts.push_back(float(i) / float(options.mids + 1));
   Runtime& runtime = engine.runtime(width, height);
   std::vector<double> times, device_times;
-  for (int i = 0; i < options.warmup + options.runs; ++i) {
+  // --stream overlaps the pairs as the video pipeline does: pair i is prepared while pair
+  // i - 1's mids compute, then those are taken and pair i's started. A step's wall time is
+  // then one pair's share of a stream, and its device time pair i - 1's; the first step
+  // only starts the stream and is not counted.
+  const int steps = options.warmup + options.runs + (options.stream ? 1 : 0);
+  const int first_timed = steps - options.runs;
+  for (int i = 0; i < steps; ++i) {
     throw_if_interrupted();
     const auto start = std::chrono::steady_clock::now();
     if (options.stream && i > 0) {
       runtime.prepare_next(i % 2 ? frame0 : frame1);  // the pairs go back and forth
+      runtime.take_mids();
     } else {
       runtime.prepare_pair(frame0, frame1);
     }
-    runtime.mids(ts);
+    if (options.stream) {
+      runtime.start_mids(ts);
+    } else {
+      runtime.mids(ts);
+    }
     const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
-    if (i >= options.warmup) {
+    if (i >= first_timed) {
       times.push_back(ms.count());
       if (runtime.last_device_ms() >= 0.0) device_times.push_back(runtime.last_device_ms());
     }
   }
+  if (options.stream) runtime.take_mids();
   const bool device = device_times.size() == times.size();
   return {width,  height, device ? median(device_times) : median(times), median(times), device,
           runtime.last_profile(), runtime.describe()};

@@ -1,6 +1,7 @@
 #include "framecast/engine.hpp"
 
 #include <cmath>
+#include <utility>
 
 #include "engine/check_t.hpp"
 #include "engine/ensemble.hpp"
@@ -75,6 +76,41 @@ std::vector<Frame> Engine::interpolate_next(const Frame& next, std::span<const f
   auto& rt = runtime(next.width(), next.height());
   rt.prepare_next(next);
   return rt.mids(ts);
+}
+
+void Engine::start(const Frame& frame0, const Frame& frame1, std::span<const float> ts) {
+  for (float t : ts) check_t(t);
+  auto& rt = runtime(frame0.width(), frame0.height());
+  start_on(rt, ts, [&] { rt.prepare_pair(frame0, frame1); });
+}
+
+void Engine::start_next(const Frame& next, std::span<const float> ts) {
+  for (float t : ts) check_t(t);
+  auto& rt = runtime(next.width(), next.height());
+  start_on(rt, ts, [&] { rt.prepare_next(next); });
+}
+
+void Engine::start_on(Runtime& runtime, std::span<const float> ts,
+                      const std::function<void()>& prepare) {
+  if (have_taken_)
+    throw Error(ErrorKind::internal, "Engine::start: the pair before last is not finished");
+  prepare();  // while the last pair's mids compute
+  if (started_) {
+    taken_ = std::exchange(started_, nullptr)->take_mids();
+    have_taken_ = true;
+  }
+  runtime.start_mids(ts);
+  started_ = &runtime;
+}
+
+std::vector<Frame> Engine::finish() {
+  if (have_taken_) {
+    have_taken_ = false;
+    return std::move(taken_);
+  }
+  if (!started_) throw Error(ErrorKind::internal, "Engine::finish without a started pair");
+  Runtime* runtime = std::exchange(started_, nullptr);
+  return runtime->take_mids();
 }
 
 }  // namespace framecast

@@ -10,6 +10,18 @@ std::vector<Frame> Runtime::mids(std::span<const float> ts) {
   return out;
 }
 
+void Runtime::start_mids(std::span<const float> ts) {
+  if (started_) throw Error(ErrorKind::internal, "start_mids() before the last ones were taken");
+  started_ = mids(ts);
+}
+
+std::vector<Frame> Runtime::take_mids() {
+  if (!started_) throw Error(ErrorKind::internal, "take_mids() without start_mids()");
+  std::vector<Frame> frames = std::move(*started_);
+  started_.reset();
+  return frames;
+}
+
 void Runtime::check_pair(const Frame& frame0, const Frame& frame1) const {
   auto size = [](const Frame& f) {
     return std::to_string(f.width()) + "x" + std::to_string(f.height());

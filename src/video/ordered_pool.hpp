@@ -3,6 +3,11 @@
 // encoder must see frames in order however fast each device is. The jobs submitted but not
 // yet collected are capped (back-pressure, so memory stays bounded). The first job to throw
 // stops the pool, and submit() and next() rethrow its exception from then on.
+//
+// A job runs in two halves: the work starts it and returns what finishes it. A worker with
+// another job waiting starts that one before finishing the last (an engine uploads pair
+// k + 1 while pair k computes); with none waiting it finishes the last at once, so a
+// started job never waits for the next to be submitted.
 #pragma once
 
 #include <condition_variable>
@@ -24,7 +29,8 @@ namespace framecast::video {
 template <class Worker, class Job, class Result>
 class OrderedPool {
  public:
-  using Work = std::function<Result(Worker&, Job&)>;
+  using Finish = std::function<Result()>;
+  using Work = std::function<Finish(Worker&, Job&)>;
 
   // One thread per worker; `max_in_flight` (at least 1) caps the jobs submitted and not yet
   // collected by next().
@@ -81,23 +87,56 @@ class OrderedPool {
 
  private:
   void serve(Worker& worker, std::stop_token stop) {
-    for (;;) {
-      std::unique_lock lock(mutex_);
-      // A wait whose condition holds returns true even when stopped: jobs left are dropped.
-      changed_.wait(lock, stop, [&] { return failure_ || !waiting_.empty(); });
-      if (stop.stop_requested() || failure_) return;
-      auto [index, job] = std::move(waiting_.front());
-      waiting_.pop_front();
-      lock.unlock();
-      try {
-        Result result = work_(worker, job);
-        lock.lock();
-        finished_.emplace(index, std::move(result));
-      } catch (...) {
-        if (!lock.owns_lock()) lock.lock();
-        if (!failure_) failure_ = std::current_exception();
-      }
+    std::optional<std::pair<std::uint64_t, Finish>> started;  // the job started last
+    const auto finish_started = [&] {
+      auto [index, finish] = std::move(*started);
+      started.reset();
+      Result result = finish();
+      std::lock_guard lock(mutex_);
+      finished_.emplace(index, std::move(result));
       changed_.notify_all();
+    };
+    // On the way out its result is not wanted, but its engine must not be left with a job
+    // half done; any error is secondary to what ended the pool.
+    const auto drop_started = [&]() noexcept {
+      if (!started) return;
+      const Finish finish = std::move(started->second);
+      started.reset();
+      try {
+        finish();
+      } catch (...) {
+      }
+    };
+    for (;;) {
+      try {
+        std::unique_lock lock(mutex_);
+        if (started && waiting_.empty() && !failure_) {
+          lock.unlock();
+          finish_started();
+          continue;
+        }
+        // A wait whose condition holds returns true even when stopped: jobs left are dropped.
+        changed_.wait(lock, stop, [&] { return failure_ || !waiting_.empty(); });
+        if (stop.stop_requested() || failure_) {
+          lock.unlock();
+          drop_started();
+          return;
+        }
+        auto [index, job] = std::move(waiting_.front());
+        waiting_.pop_front();
+        lock.unlock();
+        Finish finish = work_(worker, job);
+        if (started) finish_started();
+        started.emplace(index, std::move(finish));
+      } catch (...) {
+        {
+          std::lock_guard lock(mutex_);
+          if (!failure_) failure_ = std::current_exception();
+          changed_.notify_all();
+        }
+        drop_started();
+        return;
+      }
     }
   }
 

@@ -104,28 +104,39 @@ struct Renderer {
 using RenderPool = OrderedPool<Renderer, PairJob, PairFrames>;
 
 // Whichever engine renders a pair, its frames are the same: each pair is interpolated whole,
-// from its two frames, by one engine.
-PairFrames render_pair(Renderer& renderer, PairJob& job, Counters& counters) {
-  std::vector<Frame> mids;
-  if (!job.ts.empty()) {
+// from its two frames, by one engine. Starts the pair's mids on the engine and returns what
+// collects them (RenderPool starts the engine's next pair first when one is waiting).
+RenderPool::Finish render_pair(Renderer& renderer, PairJob& job, Counters& counters) {
+  const bool blends = !job.ts.empty();
+  if (blends) {
     BusyTimer busy(counters.interpolate_ns);
     Engine& engine = *renderer.engine;
-    mids = job.previous == renderer.last_second ? engine.interpolate_next(*job.next, job.ts)
-                                                : engine.interpolate(*job.previous, *job.next, job.ts);
+    if (job.previous == renderer.last_second) {
+      engine.start_next(*job.next, job.ts);
+    } else {
+      engine.start(*job.previous, *job.next, job.ts);
+    }
     renderer.last_second = job.next;
   }
-  counters.synthesized += std::int64_t(job.ts.size());
-  PairFrames frames;
-  std::size_t m = 0;
-  for (const Slot& s : job.slots) {
-    std::shared_ptr<const Frame> image =
-        s.use == Slot::Use::blend      ? std::make_shared<const Frame>(std::move(mids[m++]))
-        : s.use == Slot::Use::previous ? job.previous
-                                       : job.next;
-    frames.push_back({std::move(image), s.index});
-  }
-  counters.made += std::int64_t(frames.size());
-  return frames;
+  return [&counters, &engine = *renderer.engine, job = std::move(job), blends] {
+    std::vector<Frame> mids;
+    if (blends) {
+      BusyTimer busy(counters.interpolate_ns);
+      mids = engine.finish();
+    }
+    counters.synthesized += std::int64_t(job.ts.size());
+    PairFrames frames;
+    std::size_t m = 0;
+    for (const Slot& s : job.slots) {
+      std::shared_ptr<const Frame> image =
+          s.use == Slot::Use::blend      ? std::make_shared<const Frame>(std::move(mids[m++]))
+          : s.use == Slot::Use::previous ? job.previous
+                                         : job.next;
+      frames.push_back({std::move(image), s.index});
+    }
+    counters.made += std::int64_t(frames.size());
+    return frames;
+  };
 }
 
 // The middle stage: pairs source frames, decides cuts, deals the slots' frames out to the

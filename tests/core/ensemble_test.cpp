@@ -115,5 +115,27 @@ TEST(CpuRuntime, PrepareNextMatchesPreparingThePair) {
   expect_same(next, e.interpolate(b, c, t).front(), "interpolate_next");
 }
 
+// The default start_mids / take_mids (the CPU's), and the Engine's overlapped pairs: the
+// frames of interpolate, oldest first; starting the pair after next before finishing one,
+// or finishing with none started, is refused.
+TEST(CpuRuntime, StartedMidsMatchMids) {
+  RuntimeOptions options;
+  options.precision = Precision::f32;
+  Engine e(Model::load(resolve_model("slim")), {"cpu", -1}, options);
+  testing::expect_started_mids_match_mids(*e.create_runtime(kWidth, kHeight), SampleDepth::u8);
+  const Frame a = io::test_pattern(kWidth, kHeight, 0.0f);
+  const Frame b = io::test_pattern(kWidth, kHeight, 4.0f);
+  const Frame c = io::test_pattern(kWidth, kHeight, 8.0f);
+  const float t[] = {0.5f};
+  e.start(a, b, t);
+  e.start_next(c, t);
+  EXPECT_THROW(e.start_next(a, t), Error);
+  const Frame ab = e.finish().front();
+  const Frame bc = e.finish().front();
+  EXPECT_THROW(e.finish(), Error);
+  expect_same(ab, e.interpolate(a, b, t).front(), "the first started pair");
+  expect_same(bc, e.interpolate(b, c, t).front(), "the second started pair");
+}
+
 }  // namespace
 }  // namespace framecast

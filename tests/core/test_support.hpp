@@ -148,4 +148,35 @@ inline void expect_prepare_next_matches_pair(Runtime& runtime, SampleDepth depth
   EXPECT_THROW(runtime.prepare_next(io::test_pattern(w, h, 2.0f, other)), Error);
 }
 
+// Pairs overlapped as the video pipeline runs them (each pair prepared while the last one's
+// mids are started, then those taken) give the frames of one pair at a time byte for byte;
+// start_mids twice, or take_mids with nothing started, is refused.
+inline void expect_started_mids_match_mids(Runtime& runtime, SampleDepth depth) {
+  const int w = runtime.width(), h = runtime.height();
+  const Frame a = io::test_pattern(w, h, 0.0f, depth), b = io::test_pattern(w, h, 5.0f, depth);
+  const Frame c = io::test_pattern(w, h, 11.0f, depth);
+  const std::vector<float> ts = {0.25f, 0.5f, 0.8f};
+  EXPECT_THROW(runtime.take_mids(), Error);
+  runtime.prepare_pair(a, b);
+  runtime.start_mids(ts);
+  EXPECT_THROW(runtime.start_mids(ts), Error);
+  runtime.prepare_next(c);
+  const auto ab = runtime.take_mids();
+  runtime.start_mids(ts);
+  runtime.prepare_pair(c, a);
+  const auto bc = runtime.take_mids();
+  runtime.start_mids(ts);
+  const auto ca = runtime.take_mids();
+  const std::vector<std::pair<const Frame*, const Frame*>> pairs = {{&a, &b}, {&b, &c}, {&c, &a}};
+  const std::vector<const std::vector<Frame>*> started = {&ab, &bc, &ca};
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    runtime.prepare_pair(*pairs[p].first, *pairs[p].second);
+    const auto one_at_a_time = runtime.mids(ts);
+    ASSERT_EQ(started[p]->size(), ts.size());
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      EXPECT_EQ(compare((*started[p])[i], one_at_a_time[i]).max_error, 0)
+          << "pair " << p << " at t = " << ts[i];
+  }
+}
+
 }  // namespace framecast::testing

@@ -411,10 +411,10 @@ TEST(VulkanRuntime, EnsembleCountsEveryPass) {
   EXPECT_LT(cpu.runtime(45, 29).last_device_ms(), 0.0);  // the CPU measures no device time
 }
 
-// The shared frame stays on the device: a copy there instead of a second upload. FiLM and the
-// large-motion pass (a t-free trunk per pair), 8- and 16-bit frames.
-TEST(VulkanRuntime, PrepareNextMatchesPreparingThePair) {
-  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+// A 61x37 runtime of each graph with a t-free trunk per pair (FiLM and the large-motion pass;
+// the classic graph with the pass), for 8- and 16-bit frames in turn.
+template <class Check>
+void on_each_pair_graph_and_depth(const std::shared_ptr<const Context>& context, Check check) {
   for (const char* name : {"lm_tfact2_64x48_guard", "lm_classic_50x38"}) {
     const Model model = golden_model(name);
     RuntimeOptions options;
@@ -423,9 +423,45 @@ TEST(VulkanRuntime, PrepareNextMatchesPreparingThePair) {
     for (SampleDepth depth : {SampleDepth::u8, SampleDepth::u16}) {
       SCOPED_TRACE(std::string(name) + (depth == SampleDepth::u8 ? " 8-bit" : " 16-bit"));
       GraphRuntime runtime(context, model, 61, 37, options);
-      framecast::testing::expect_prepare_next_matches_pair(runtime, depth);
+      check(runtime, depth);
     }
   }
+}
+
+// The shared frame stays on the device: a copy there instead of a second upload.
+TEST(VulkanRuntime, PrepareNextMatchesPreparingThePair) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  on_each_pair_graph_and_depth(context, framecast::testing::expect_prepare_next_matches_pair);
+}
+
+// A video's pairs overlapped (the next pair uploaded while the last one's mids compute):
+// the same frames as one pair at a time; and once taken, the mids' pair is what the device
+// time and profile describe.
+TEST(VulkanRuntime, StartedMidsMatchMidsAndReportTheirOwnPair) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  on_each_pair_graph_and_depth(context, framecast::testing::expect_started_mids_match_mids);
+  RuntimeOptions options;
+  options.precision = Precision::f32;
+  options.profile = true;
+  const Model model = golden_model("lm_tfact2_64x48_guard");  // outlives the runtime
+  GraphRuntime runtime(context, model, 64, 48, options);
+  const Frame a = io::test_pattern(64, 48, 0.0f), b = io::test_pattern(64, 48, 5.0f);
+  const std::vector<float> ts = {0.5f};
+  runtime.prepare_pair(a, b);
+  runtime.start_mids(ts);
+  runtime.prepare_next(a);
+  runtime.take_mids();
+  double staged = 0.0;
+  bool mid_stage = false, pair_stage = false;
+  for (const auto& s : runtime.last_profile()) {
+    staged += s.ms;
+    mid_stage |= s.stage == "flow_out";
+    pair_stage |= s.stage == "upload";
+  }
+  EXPECT_TRUE(mid_stage && pair_stage) << "the profile of the first pair and its mid";
+  EXPECT_GE(runtime.last_device_ms() * (1.0 + 1e-9), staged);
+  runtime.start_mids(ts);
+  runtime.take_mids();
 }
 
 }  // namespace

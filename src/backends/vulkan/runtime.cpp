@@ -41,7 +41,6 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
   refine_ = variant_ == Variant::tfact2;
   padded_w_ = round_up(width, 16);
   padded_h_ = round_up(height, 16);
-  device_ms_ = caps.timestamps ? 0.0 : -1.0;
 
   const TuneCache cache = TuneCache::load(TuneCache::default_path());
   if (!cache.warning().empty()) warn(cache.warning());
@@ -335,6 +334,16 @@ void GraphRuntime::check_ts(std::span<const float> ts) const {
       throw Error(ErrorKind::invalid_argument, "t = " + std::to_string(t) + " is outside [0, 1]");
 }
 
+GraphRuntime::PairTimes& GraphRuntime::times_of(std::uint64_t pair) {
+  for (auto& t : times_)
+    if (t.pair == pair) return t;
+  // Pairs before the last three are done with: their submissions completed before these
+  // were made (one pair's mids are read, or waited for, before the pair after next).
+  std::erase_if(times_, [&](const PairTimes& t) { return t.pair + 3 <= pairs_submitted_; });
+  times_.push_back({pair, context_->caps().timestamps ? 0.0 : -1.0, {}, {}});
+  return times_.back();
+}
+
 void GraphRuntime::collect() {
   const std::uint64_t done = timeline_.completed();
   for (auto it = pending_.begin(); it != pending_.end();) {
@@ -342,20 +351,33 @@ void GraphRuntime::collect() {
       ++it;
       continue;
     }
+    PairTimes& times = times_of(it->pair_number);
     const double ms = it->cmd->device_ms();
-    if (ms >= 0.0 && device_ms_ >= 0.0) device_ms_ += ms;
+    if (ms >= 0.0 && times.device_ms >= 0.0) times.device_ms += ms;
     if (options_.profile) {
+      times.profile = times.pair_stages;
       if (it->pair) {
-        pair_profile_ = it->cmd->stage_times();
-        profile_ = pair_profile_;
+        times.pair_stages = it->cmd->stage_times();
+        times.profile = times.pair_stages;
       } else {
-        profile_ = pair_profile_;
         const auto stages = it->cmd->stage_times();
-        profile_.insert(profile_.end(), stages.begin(), stages.end());
+        times.profile.insert(times.profile.end(), stages.begin(), stages.end());
       }
     }
     it = pending_.erase(it);
   }
+}
+
+double GraphRuntime::last_device_ms() const {
+  for (const auto& t : times_)
+    if (t.pair == reported_pair_) return t.device_ms;
+  return context_->caps().timestamps ? 0.0 : -1.0;
+}
+
+std::vector<StageTime> GraphRuntime::last_profile() const {
+  for (const auto& t : times_)
+    if (t.pair == reported_pair_) return t.profile;
+  return {};
 }
 
 std::size_t GraphRuntime::next_upload_slot() {
@@ -386,17 +408,16 @@ void GraphRuntime::prepare_next(const Frame& next) {
 }
 
 std::uint64_t GraphRuntime::submit_pair(bool deep, PairSource source, int slot) {
-  pending_.clear();
-  pair_profile_.clear();
-  profile_.clear();
-  device_ms_ = context_->caps().timestamps ? 0.0 : -1.0;
+  collect();  // what completed unread (mids_gpu without a wait) frees its command buffers
   CommandBuffer& cmd = acquire();
   cmd.begin(options_.profile);
   record_pair(cmd, deep, source, slot);
   cmd.end();
   CommandBuffer* const buffers[] = {&cmd};
   submit(*context_, timeline_, buffers);
-  pending_.push_back({&cmd, true});
+  reported_pair_ = ++pairs_submitted_;
+  times_of(reported_pair_);
+  pending_.push_back({&cmd, true, reported_pair_});
   deep_ = deep;
   prepared_ = true;
   return cmd.signal_value();
@@ -406,33 +427,60 @@ Frame GraphRuntime::mid(float t) { return std::move(mids(std::span<const float>(
 
 std::vector<Frame> GraphRuntime::mids(std::span<const float> ts) {
   check_ts(ts);
+  if (started_) throw Error(ErrorKind::internal, "mids() before the started ones were taken");
   std::vector<Frame> frames;
   for (std::size_t start = 0; start < ts.size(); start += kMaxBatch) {
-    const int n = int(std::min<std::size_t>(kMaxBatch, ts.size() - start));
-    while (int(readback_.size()) < n)
-      readback_.emplace_back(context_, packed_frame_bytes(width(), height(), true),
-                             MemoryUse::readback);
-    if (film_) {
-      timeline_.wait(film_busy_);
-      for (int i = 0; i < n; ++i) write_film_params(i, ts[start + std::size_t(i)]);
-    }
-    std::vector<CommandBuffer*> buffers;
-    for (int i = 0; i < n; ++i) {
-      CommandBuffer& cmd = acquire();
-      cmd.begin(options_.profile);
-      record_mid(cmd, i, ts[start + std::size_t(i)], deep_, flow_set_, &readback_[std::size_t(i)]);
-      cmd.end();
-      buffers.push_back(&cmd);
-    }
-    submit(*context_, timeline_, buffers);
-    for (auto* b : buffers) pending_.push_back({b, false});
-    film_busy_ = buffers.back()->signal_value();
-    for (int i = 0; i < n; ++i) {
-      timeline_.wait(buffers[std::size_t(i)]->signal_value());
-      frames.push_back(read_packed_frame(readback_[std::size_t(i)], width(), height(), deep_));
-    }
-    collect();
+    const std::size_t n = std::min<std::size_t>(kMaxBatch, ts.size() - start);
+    for (Frame& f : read_mids(submit_mids(ts.subspan(start, n)))) frames.push_back(std::move(f));
   }
+  return frames;
+}
+
+void GraphRuntime::start_mids(std::span<const float> ts) {
+  check_ts(ts);
+  if (started_) throw Error(ErrorKind::internal, "start_mids() before the last ones were taken");
+  if (ts.size() > std::size_t(kMaxBatch)) return Runtime::start_mids(ts);  // computed at once
+  started_ = submit_mids(ts);
+}
+
+std::vector<Frame> GraphRuntime::take_mids() {
+  if (!started_) return Runtime::take_mids();
+  const Batch batch = std::move(*started_);
+  started_.reset();
+  return read_mids(batch);
+}
+
+GraphRuntime::Batch GraphRuntime::submit_mids(std::span<const float> ts) {
+  const int n = int(ts.size());
+  while (int(readback_.size()) < n)
+    readback_.emplace_back(context_, packed_frame_bytes(width(), height(), true),
+                           MemoryUse::readback);
+  if (film_) {
+    timeline_.wait(film_busy_);
+    for (int i = 0; i < n; ++i) write_film_params(i, ts[std::size_t(i)]);
+  }
+  Batch batch{{}, deep_, pairs_submitted_};
+  for (int i = 0; i < n; ++i) {
+    CommandBuffer& cmd = acquire();
+    cmd.begin(options_.profile);
+    record_mid(cmd, i, ts[std::size_t(i)], deep_, flow_set_, &readback_[std::size_t(i)]);
+    cmd.end();
+    batch.buffers.push_back(&cmd);
+  }
+  submit(*context_, timeline_, batch.buffers);
+  for (auto* b : batch.buffers) pending_.push_back({b, false, batch.pair});
+  film_busy_ = batch.buffers.back()->signal_value();
+  return batch;
+}
+
+std::vector<Frame> GraphRuntime::read_mids(const Batch& batch) {
+  std::vector<Frame> frames;
+  for (std::size_t i = 0; i < batch.buffers.size(); ++i) {
+    timeline_.wait(batch.buffers[i]->signal_value());
+    frames.push_back(read_packed_frame(readback_[i], width(), height(), batch.deep));
+  }
+  collect();
+  reported_pair_ = batch.pair;
   return frames;
 }
 
@@ -481,7 +529,7 @@ std::uint64_t GraphRuntime::mids_gpu(std::span<const float> ts, std::span<const 
     submit(*context_, timeline_, buffers);
     for (int i = 0; i < n; ++i) {
       flow_gpu_busy_[std::size_t(i)] = buffers[std::size_t(i)]->signal_value();
-      pending_.push_back({buffers[std::size_t(i)], false});
+      pending_.push_back({buffers[std::size_t(i)], false, pairs_submitted_});
     }
     film_busy_ = buffers.back()->signal_value();
     ticket = film_busy_;

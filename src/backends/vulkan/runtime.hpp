@@ -38,10 +38,12 @@ class GraphRuntime final : public VulkanRuntime {
   void prepare_next(const Frame& next) override;
   Frame mid(float t) override;
   std::vector<Frame> mids(std::span<const float> ts) override;
-  std::vector<StageTime> last_profile() const override { return profile_; }
+  void start_mids(std::span<const float> ts) override;
+  std::vector<Frame> take_mids() override;
+  std::vector<StageTime> last_profile() const override;
   std::string describe() const override;
 
-  double last_device_ms() const override { return device_ms_; }
+  double last_device_ms() const override;
   std::vector<std::string> warnings() const override { return warnings_; }
   DeviceHandles handles() const override;
   VkSemaphore timeline() const override { return timeline_.handle(); }
@@ -90,6 +92,15 @@ class GraphRuntime final : public VulkanRuntime {
                   const Buffer* readback);
   void write_film_params(int slot, float t);
   void check_ts(std::span<const float> ts) const;
+  // Mids submitted and not yet read back: one command buffer per t, in order.
+  struct Batch {
+    std::vector<CommandBuffer*> buffers;
+    bool deep = false;
+    std::uint64_t pair = 0;  // the pair they belong to (PairTimes::pair)
+  };
+  // Submits up to kMaxBatch mids of the prepared pair without waiting for them.
+  Batch submit_mids(std::span<const float> ts);
+  std::vector<Frame> read_mids(const Batch& batch);
   // Adds device time and profile of the submissions that have completed.
   void collect();
 
@@ -144,14 +155,25 @@ class GraphRuntime final : public VulkanRuntime {
   std::uint32_t marks_ = 64;  // stage marks a mid's command buffer may need
   struct Pending {
     CommandBuffer* cmd;
-    bool pair;
+    bool pair;           // the pair's own command buffer (else a mid's)
+    std::uint64_t pair_number;
   };
   std::vector<Pending> pending_;
+  // What the GPU spent on one pair, its mids included, as their submissions complete. With
+  // mids started and the next pair prepared, two pairs are being timed at once.
+  struct PairTimes {
+    std::uint64_t pair = 0;  // pairs are numbered from 1 as they are submitted
+    double device_ms = 0.0;  // negative without timestamp queries
+    std::vector<StageTime> pair_stages, profile;  // profile: pair_stages, then the last mid's
+  };
+  std::vector<PairTimes> times_;  // the last few pairs'
+  std::uint64_t pairs_submitted_ = 0;
+  std::uint64_t reported_pair_ = 0;  // whose times last_device_ms and last_profile give
+  PairTimes& times_of(std::uint64_t pair);
+  std::optional<Batch> started_;  // start_mids' batch, until take_mids
   bool prepared_ = false;
   bool deep_ = false;
   bool second_in_device_ = false;  // in1_ holds the last pair's second frame (prepare_next)
-  double device_ms_ = 0.0;
-  std::vector<StageTime> pair_profile_, profile_;
 };
 
 }  // namespace framecast::vulkan
