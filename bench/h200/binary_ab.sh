@@ -22,13 +22,7 @@ build_of() {
   echo "env LD_LIBRARY_PATH=$FCLIBS XDG_CACHE_HOME=/tmp/fccache-$1 $R/.gpu/$1/framecast"
 }
 
-step setup
-date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-$FC info | head -4
-
-step "correctness: the staged build's kernel and runtime tests on the NVIDIA driver"
-timeout 150 $FCTESTS --gtest_brief=1 \
-  --gtest_filter="${TEST_FILTER:-Kernels*:Choices*:Variants*:Scales*:Golden*:Cases*:Depths*:VulkanRuntime*:LazyMids*}" 2>&1 | tail -15
+machine_and_tests "Kernels*:Choices*:Variants*:Scales*:Golden*:Cases*:Depths*:VulkanRuntime*:LazyMids*"
 
 for which in "${builds[@]}"; do
   for m in $models; do

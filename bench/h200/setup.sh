@@ -29,3 +29,12 @@ FC="env LD_LIBRARY_PATH=$FCLIBS $B"
 FCTESTS="env LD_LIBRARY_PATH=$FCLIBS $R/$build/vulkan_tests"
 export XDG_CACHE_HOME=/tmp/fccache
 step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+# The machine and driver, then the staged build's Vulkan tests on it: $TEST_FILTER, else the
+# caller's filter ($1), within $2 seconds (150).
+machine_and_tests() {
+  step setup
+  date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  $FC info | head -4
+  step "correctness: the staged build's Vulkan tests on the NVIDIA driver"
+  timeout "${2:-150}" $FCTESTS --gtest_brief=1 --gtest_filter="${TEST_FILTER:-$1}" 2>&1 | tail -15
+}
