@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -73,8 +74,7 @@ class Engine {
   // Prepares the pair on `runtime`, takes the last pair's mids, starts this pair's.
   void start_on(Runtime& runtime, std::span<const float> ts, const std::function<void()>& prepare);
   Runtime* started_ = nullptr;          // the runtime whose started mids are not taken
-  std::vector<Frame> taken_;            // the older pair's mids, taken while starting a newer
-  bool have_taken_ = false;
+  std::optional<std::vector<Frame>> taken_;  // the older pair's mids, taken while starting a newer
 };
 
 }  // namespace framecast

@@ -92,22 +92,16 @@ void Engine::start_next(const Frame& next, std::span<const float> ts) {
 
 void Engine::start_on(Runtime& runtime, std::span<const float> ts,
                       const std::function<void()>& prepare) {
-  if (have_taken_)
+  if (taken_)
     throw Error(ErrorKind::internal, "Engine::start: the pair before last is not finished");
   prepare();  // while the last pair's mids compute
-  if (started_) {
-    taken_ = std::exchange(started_, nullptr)->take_mids();
-    have_taken_ = true;
-  }
+  if (started_) taken_ = std::exchange(started_, nullptr)->take_mids();
   runtime.start_mids(ts);
   started_ = &runtime;
 }
 
 std::vector<Frame> Engine::finish() {
-  if (have_taken_) {
-    have_taken_ = false;
-    return std::move(taken_);
-  }
+  if (taken_) return *std::exchange(taken_, std::nullopt);
   if (!started_) throw Error(ErrorKind::internal, "Engine::finish without a started pair");
   Runtime* runtime = std::exchange(started_, nullptr);
   return runtime->take_mids();

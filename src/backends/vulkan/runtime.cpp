@@ -355,11 +355,11 @@ void GraphRuntime::collect() {
     const double ms = it->cmd->device_ms();
     if (ms >= 0.0 && times.device_ms >= 0.0) times.device_ms += ms;
     if (options_.profile) {
-      times.profile = times.pair_stages;
       if (it->pair) {
         times.pair_stages = it->cmd->stage_times();
         times.profile = times.pair_stages;
-      } else {
+      } else {  // one mids() call's batch: the pair's stages, then its own
+        times.profile = times.pair_stages;
         const auto stages = it->cmd->stage_times();
         times.profile.insert(times.profile.end(), stages.begin(), stages.end());
       }
