@@ -63,11 +63,13 @@ class Runtime {
   virtual void start_mids(std::span<const float> ts);
   virtual std::vector<Frame> take_mids();
   // Per-stage times when created with RuntimeOptions::profile: the pair's stages (once per
-  // pair, from prepare_pair), then the last mid's.
+  // pair, from prepare_pair), then the last mid's (and its readback's).
   virtual std::vector<StageTime> last_profile() const { return {}; }
   // Device milliseconds of the work since the last prepare_pair that has completed (GPU
   // timestamp queries); after take_mids, of the pair those mids belong to, its mids
-  // included. Negative where the backend does not measure it, as on the CPU.
+  // included. On a GPU whose copies run on a queue beside the kernels, the uploads and
+  // readbacks are not in it (the profile still times them). Negative where the backend does
+  // not measure it, as on the CPU.
   virtual double last_device_ms() const { return -1.0; }
   // Notes the user should hear once (an ignored tuning cache, ...); the library never prints.
   virtual std::vector<std::string> warnings() const { return {}; }

@@ -14,7 +14,17 @@ Buffer::Buffer(std::shared_ptr<const Context> context, VkDeviceSize bytes, Memor
   info.size = size_;
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  // With copies on a queue of another family, both families use every buffer: concurrent
+  // sharing spares the ownership transfers (buffers have no layouts it could cost).
+  const DeviceCaps& caps = context_->caps();
+  const std::uint32_t families[] = {caps.queue_family, caps.copy_family};
+  if (caps.copy_family != caps.queue_family) {
+    info.sharingMode = VK_SHARING_MODE_CONCURRENT;
+    info.queueFamilyIndexCount = 2;
+    info.pQueueFamilyIndices = families;
+  } else {
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  }
   check(vkCreateBuffer(device, &info, nullptr, &buffer_), "vkCreateBuffer");
   try {
     VkMemoryRequirements needs{};

@@ -37,10 +37,12 @@ void Timeline::wait(std::uint64_t value) const {
   check(result, "vkWaitSemaphores");
 }
 
-CommandPool::CommandPool(std::shared_ptr<const Context> context) : context_(std::move(context)) {
+CommandPool::CommandPool(std::shared_ptr<const Context> context, QueueKind kind)
+    : context_(std::move(context)), kind_(kind) {
   auto info = make_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  info.queueFamilyIndex = context_->caps().queue_family;
+  info.queueFamilyIndex =
+      kind == QueueKind::copy ? context_->caps().copy_family : context_->caps().queue_family;
   check(vkCreateCommandPool(context_->device(), &info, nullptr, &pool_), "vkCreateCommandPool");
 }
 
@@ -48,13 +50,14 @@ CommandPool::~CommandPool() { vkDestroyCommandPool(context_->device(), pool_, nu
 
 CommandBuffer::CommandBuffer(std::shared_ptr<const Context> context, const CommandPool& pool,
                              std::uint32_t max_marks)
-    : context_(std::move(context)), pool_(pool.handle()), capacity_(max_marks + 2) {
+    : context_(std::move(context)), pool_(pool.handle()), kind_(pool.kind()),
+      capacity_(max_marks + 2) {
   auto info = make_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   info.commandPool = pool_;
   info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   info.commandBufferCount = 1;
   check(vkAllocateCommandBuffers(context_->device(), &info, &buffer_), "vkAllocateCommandBuffers");
-  if (context_->caps().timestamps) {
+  if (kind_ == QueueKind::compute ? context_->caps().timestamps : context_->caps().copy_timestamps) {
     auto query = make_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
     query.queryType = VK_QUERY_TYPE_TIMESTAMP;
     query.queryCount = capacity_;
@@ -79,33 +82,52 @@ void CommandBuffer::barrier(VkPipelineStageFlags src, VkAccessFlags src_access,
   vkCmdPipelineBarrier(buffer_, src, dst, 0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
+VkPipelineStageFlags CommandBuffer::stages() const {
+  return kind_ == QueueKind::copy ? VK_PIPELINE_STAGE_TRANSFER_BIT
+                                  : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+}
+
+VkAccessFlags CommandBuffer::writes() const {
+  return kind_ == QueueKind::copy ? VK_ACCESS_TRANSFER_WRITE_BIT
+                                  : VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+}
+
+VkAccessFlags CommandBuffer::accesses() const {
+  const VkAccessFlags transfer = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  return kind_ == QueueKind::copy ? transfer
+                                  : transfer | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+}
+
 void CommandBuffer::begin(bool profile) {
   profile_ = profile && queries_;
   together_ = false;  // a recording abandoned by an exception may have left it set
   used_ = 0;
   stages_.clear();
+  waits_.clear();
   check(vkResetCommandBuffer(buffer_, 0), "vkResetCommandBuffer");
   auto info = make_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   check(vkBeginCommandBuffer(buffer_, &info), "vkBeginCommandBuffer");
   // Work of earlier submissions (and the host's writes before this submission) completes
   // before anything here reads or overwrites it.
-  const VkAccessFlags all = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, all);
+  barrier(stages(), writes(), stages(), accesses());
   if (queries_) {
-    vkCmdResetQueryPool(buffer_, queries_, 0, capacity_);
+    // A transfer queue cannot reset queries; the host can, as the last use has completed.
+    if (kind_ == QueueKind::copy)
+      vkResetQueryPool(context_->device(), queries_, 0, capacity_);
+    else
+      vkCmdResetQueryPool(buffer_, queries_, 0, capacity_);
     vkCmdWriteTimestamp(buffer_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, used_++);
   }
 }
 
+void CommandBuffer::wait_for(const Timeline& timeline, std::uint64_t value) {
+  waits_.push_back({timeline.handle(), value});
+}
+
 void CommandBuffer::end() {
   // Results in readback buffers become visible to the host once the timeline is reached.
-  barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-          VK_ACCESS_HOST_READ_BIT);
+  barrier(stages(), writes(), VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   if (queries_)
     vkCmdWriteTimestamp(buffer_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, used_++);
   check(vkEndCommandBuffer(buffer_), "vkEndCommandBuffer");
@@ -136,6 +158,8 @@ Extent3 CommandBuffer::linear_groups(const Pipeline& pipeline, std::uint64_t cou
 
 void CommandBuffer::record_dispatch(const Pipeline& pipeline, VkDescriptorSet set, const void* push,
                                     Extent3 groups) {
+  if (kind_ != QueueKind::compute)
+    throw Error(ErrorKind::internal, pipeline.name() + ": dispatched in a copy command buffer");
   const DeviceCaps& caps = context_->caps();
   const std::uint32_t counts[3] = {groups.x, groups.y, groups.z};
   for (int i = 0; i < 3; ++i)
@@ -180,10 +204,7 @@ void CommandBuffer::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDevic
                          VkDeviceSize dst_offset) {
   const VkBufferCopy region{src_offset, dst_offset, bytes};
   vkCmdCopyBuffer(buffer_, src, dst, 1, &region);
-  barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-              VK_ACCESS_TRANSFER_WRITE_BIT);
+  barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, stages(), accesses());
 }
 
 void CommandBuffer::mark(const std::string& stage) {
@@ -219,27 +240,44 @@ std::vector<StageTime> CommandBuffer::stage_times() const {
 
 void submit(const Context& context, Timeline& timeline, std::span<CommandBuffer* const> buffers) {
   const std::size_t n = buffers.size();
+  if (n == 0) return;
+  const QueueKind kind = buffers[0]->kind();
   std::vector<VkCommandBuffer> handles(n);
   std::vector<std::uint64_t> values(n);
   std::vector<VkTimelineSemaphoreSubmitInfo> timeline_infos(n);
   std::vector<VkSubmitInfo> infos(n);
+  std::vector<std::vector<VkSemaphore>> wait_semaphores(n);
+  std::vector<std::vector<std::uint64_t>> wait_values(n);
+  std::vector<std::vector<VkPipelineStageFlags>> wait_stages(n);
   const VkSemaphore semaphore = timeline.handle();
   const std::uint64_t first = timeline.last() + 1;
   for (std::size_t i = 0; i < n; ++i) {
+    if (buffers[i]->kind() != kind)
+      throw Error(ErrorKind::internal, "one submission for command buffers of two queues");
     handles[i] = buffers[i]->handle();
     values[i] = first + i;
+    for (const auto& w : buffers[i]->waits()) {
+      wait_semaphores[i].push_back(w.semaphore);
+      wait_values[i].push_back(w.value);
+      wait_stages[i].push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    }
     timeline_infos[i] = make_struct<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+    timeline_infos[i].waitSemaphoreValueCount = std::uint32_t(wait_values[i].size());
+    timeline_infos[i].pWaitSemaphoreValues = wait_values[i].data();
     timeline_infos[i].signalSemaphoreValueCount = 1;
     timeline_infos[i].pSignalSemaphoreValues = &values[i];
     infos[i] = make_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     infos[i].pNext = &timeline_infos[i];
+    infos[i].waitSemaphoreCount = std::uint32_t(wait_semaphores[i].size());
+    infos[i].pWaitSemaphores = wait_semaphores[i].data();
+    infos[i].pWaitDstStageMask = wait_stages[i].data();
     infos[i].commandBufferCount = 1;
     infos[i].pCommandBuffers = &handles[i];
     infos[i].signalSemaphoreCount = 1;
     infos[i].pSignalSemaphores = &semaphore;
   }
-  check(vkQueueSubmit(context.queue(), std::uint32_t(n), infos.data(), VK_NULL_HANDLE),
-        "vkQueueSubmit");
+  const VkQueue queue = kind == QueueKind::copy ? context.copy_queue() : context.queue();
+  check(vkQueueSubmit(queue, std::uint32_t(n), infos.data(), VK_NULL_HANDLE), "vkQueueSubmit");
   for (std::size_t i = 0; i < n; ++i) buffers[i]->signal_value() = timeline.reserve();
 }
 

@@ -43,22 +43,29 @@ class Timeline {
   std::uint64_t last_ = 0;
 };
 
+// Which queue a command buffer is for: the compute queue (kernels, and device-local copies)
+// or the copy queue (uploads and readbacks only, which a transfer-only queue can run).
+enum class QueueKind { compute, copy };
+
 class CommandPool {
  public:
-  explicit CommandPool(std::shared_ptr<const Context> context);
+  explicit CommandPool(std::shared_ptr<const Context> context, QueueKind kind = QueueKind::compute);
   ~CommandPool();
   CommandPool(const CommandPool&) = delete;
   CommandPool& operator=(const CommandPool&) = delete;
   VkCommandPool handle() const noexcept { return pool_; }
+  QueueKind kind() const noexcept { return kind_; }
 
  private:
   std::shared_ptr<const Context> context_;
+  QueueKind kind_;
   VkCommandPool pool_ = VK_NULL_HANDLE;
 };
 
 class CommandBuffer {
  public:
-  // `max_marks`: timestamps available for stage marks when profiling.
+  // `max_marks`: timestamps available for stage marks when profiling. The buffer is for the
+  // pool's queue; a copy buffer records copies only.
   CommandBuffer(std::shared_ptr<const Context> context, const CommandPool& pool,
                 std::uint32_t max_marks = 64);
   ~CommandBuffer();
@@ -69,6 +76,8 @@ class CommandBuffer {
   // barrier orders this buffer after everything submitted before it on the queue.
   void begin(bool profile);
   void end();
+  // The submission waits until `timeline` reaches `value` (work on the other queue).
+  void wait_for(const Timeline& timeline, std::uint64_t value);
 
   template <typename Push>
     requires std::is_class_v<Push>
@@ -106,6 +115,12 @@ class CommandBuffer {
   void together(const std::function<void()>& work);
 
   VkCommandBuffer handle() const noexcept { return buffer_; }
+  QueueKind kind() const noexcept { return kind_; }
+  struct Wait {
+    VkSemaphore semaphore;
+    std::uint64_t value;
+  };
+  const std::vector<Wait>& waits() const noexcept { return waits_; }
   std::uint64_t& signal_value() noexcept { return signal_value_; }
   // After the submission completed: device time of the whole buffer, and per marked stage.
   double device_ms() const;
@@ -120,10 +135,15 @@ class CommandBuffer {
   void barrier(VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
                VkAccessFlags dst_access);
   void dispatch_barrier();  // what a dispatch writes, visible to every later read or write
+  // The stages and accesses this buffer's queue has: transfer only for a copy buffer.
+  VkPipelineStageFlags stages() const;
+  VkAccessFlags writes() const;
+  VkAccessFlags accesses() const;
   std::vector<std::uint64_t> timestamps() const;
 
   std::shared_ptr<const Context> context_;
   VkCommandPool pool_;
+  QueueKind kind_;
   VkCommandBuffer buffer_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;
   std::uint32_t capacity_;
@@ -132,11 +152,13 @@ class CommandBuffer {
   bool together_ = false;  // inside together(): dispatches leave their barrier to its end
   bool barrier_owed_ = false;
   std::vector<std::string> stages_;
+  std::vector<Wait> waits_;
   std::uint64_t signal_value_ = 0;
 };
 
-// One vkQueueSubmit: a batch per command buffer, each signalling its own timeline value
-// (stored in the buffer), so the host can take results of early batches while later ones run.
+// One vkQueueSubmit to the buffers' queue (they share one kind): a batch per command buffer,
+// each waiting for what wait_for named and signalling its own timeline value (stored in the
+// buffer), so the host can take results of early batches while later ones run.
 void submit(const Context& context, Timeline& timeline, std::span<CommandBuffer* const> buffers);
 
 // Records `work` into a fresh command buffer, submits it and waits: set-up uploads and tests.

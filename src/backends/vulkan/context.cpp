@@ -162,9 +162,31 @@ DeviceCaps query_caps(VkPhysicalDevice physical, int index) {
   }
   caps.queue_family = std::uint32_t(chosen);
   caps.timestamps = families[chosen].timestampValidBits > 0 && limits.timestampPeriod > 0.0f;
+  const QueueChoice copy = choose_copy_queue(families, caps.queue_family);
+  caps.copy_family = copy.family;
+  caps.copy_queue_index = copy.index;
+  caps.host_query_reset = f12.hostQueryReset;
+  caps.copy_timestamps = caps.host_query_reset && families[copy.family].timestampValidBits > 0 &&
+                         limits.timestampPeriod > 0.0f;
   if (!f12.timelineSemaphore) caps.unusable = "no timeline semaphores";
   return caps;
 }
+
+}  // namespace
+
+QueueChoice choose_copy_queue(std::span<const VkQueueFamilyProperties> families,
+                              std::uint32_t compute_family) {
+  for (std::uint32_t i = 0; i < families.size(); ++i) {
+    const VkQueueFlags flags = families[i].queueFlags;
+    if ((flags & VK_QUEUE_TRANSFER_BIT) && !(flags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) &&
+        families[i].queueCount > 0)
+      return {i, 0};
+  }
+  if (families[compute_family].queueCount >= 2) return {compute_family, 1};
+  return {compute_family, 0};
+}
+
+namespace {
 
 // Higher is better: discrete GPUs first, software rasterizers last; then memory.
 long long device_rank(const DeviceCaps& caps) {
@@ -351,23 +373,30 @@ Context::Context(int device, Cancelled cancelled) : cancelled_(std::move(cancell
   physical_ = physicals.at(std::size_t(caps_.index));
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
 
-  const float priority = 1.0f;
-  auto queue_info = make_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
-  queue_info.queueFamilyIndex = caps_.queue_family;
-  queue_info.queueCount = 1;
-  queue_info.pQueuePriorities = &priority;
+  const float priorities[] = {1.0f, 1.0f};
+  std::vector<VkDeviceQueueCreateInfo> queue_infos;
+  const auto add_queues = [&](std::uint32_t family, std::uint32_t queues) {
+    auto q = make_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+    q.queueFamilyIndex = family;
+    q.queueCount = queues;
+    q.pQueuePriorities = priorities;
+    queue_infos.push_back(q);
+  };
+  add_queues(caps_.queue_family, caps_.copy_family == caps_.queue_family ? caps_.copy_queue_index + 1 : 1);
+  if (caps_.copy_family != caps_.queue_family) add_queues(caps_.copy_family, 1);
   auto f12 = make_struct<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   auto f11 = make_struct<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
   f11.pNext = &f12;
   f12.timelineSemaphore = VK_TRUE;
+  f12.hostQueryReset = caps_.host_query_reset;
   f12.shaderFloat16 = caps_.f16;
   f11.storageBuffer16BitAccess = caps_.f16;
   auto features = make_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   features.pNext = &f11;
   auto info = make_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.pNext = &features;
-  info.queueCreateInfoCount = 1;
-  info.pQueueCreateInfos = &queue_info;
+  info.queueCreateInfoCount = std::uint32_t(queue_infos.size());
+  info.pQueueCreateInfos = queue_infos.data();
   // The coop conv's SPIR-V needs the extension, its feature and the Vulkan memory model.
   auto coop = make_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
@@ -391,6 +420,7 @@ Context::Context(int device, Cancelled cancelled) : cancelled_(std::move(cancell
   info.ppEnabledExtensionNames = extensions.data();
   check(vkCreateDevice(physical_, &info, nullptr, &device_), "vkCreateDevice");
   vkGetDeviceQueue(device_, caps_.queue_family, 0, &queue_);
+  vkGetDeviceQueue(device_, caps_.copy_family, caps_.copy_queue_index, &copy_queue_);
 }
 
 Context::~Context() {

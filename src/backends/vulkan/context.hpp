@@ -1,11 +1,13 @@
 // The Vulkan instance, the chosen physical device and its logical device with one compute
-// queue, and what Framecast needs to know about the device. Shared by every runtime of a
-// backend; runtimes own their buffers, pipelines and command buffers.
+// queue (and one for copies where the device has another), and what Framecast needs to know
+// about the device. Shared by every runtime of a backend; runtimes own their buffers,
+// pipelines and command buffers.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,12 @@ struct DeviceCaps {
   bool timestamps = false;  // the compute queue family has valid timestamp bits
   float timestamp_period_ns = 1.0f;
   std::uint32_t queue_family = 0;
+  // Where the frames' uploads and the mids' readbacks run (choose_copy_queue).
+  std::uint32_t copy_family = 0, copy_queue_index = 0;
+  // Copy command buffers time themselves: the copy family has timestamp bits, and query
+  // pools can be reset from the host (a transfer queue cannot reset them itself).
+  bool copy_timestamps = false;
+  bool host_query_reset = false;
   bool cooperative_matrix_khr = false, cooperative_matrix_nv = false,
        cooperative_matrix2_nv = false;
   // VK_NV_cooperative_matrix usable by the coop conv (subgroup scope, 16 x N x 16, f16 inputs,
@@ -59,6 +67,15 @@ struct DeviceCaps {
   bool software() const { return type == VK_PHYSICAL_DEVICE_TYPE_CPU; }
   std::string type_name() const;
 };
+
+// The queue for copies between host and device memory: a transfer-only family's (its copy
+// engines work beside the compute units) where the device has one, else a second queue of the
+// compute family, else the compute queue itself, where copies run in turn with the kernels.
+struct QueueChoice {
+  std::uint32_t family = 0, index = 0;
+};
+QueueChoice choose_copy_queue(std::span<const VkQueueFamilyProperties> families,
+                              std::uint32_t compute_family);
 
 // An instance with the validation messenger when validation is on.
 class Instance {
@@ -92,6 +109,9 @@ class Context {
   VkPhysicalDevice physical() const noexcept { return physical_; }
   VkDevice device() const noexcept { return device_; }
   VkQueue queue() const noexcept { return queue_; }
+  VkQueue copy_queue() const noexcept { return copy_queue_; }
+  // Copies run beside the kernels rather than in turn with them.
+  bool separate_copy_queue() const noexcept { return copy_queue_ != queue_; }
   const DeviceCaps& caps() const noexcept { return caps_; }
   bool validation() const noexcept { return instance_.validation(); }
   const Cancelled& cancelled() const noexcept { return cancelled_; }
@@ -109,6 +129,7 @@ class Context {
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
+  VkQueue copy_queue_ = VK_NULL_HANDLE;
   DeviceCaps caps_;
   VkPhysicalDeviceMemoryProperties memory_{};
   Cancelled cancelled_;

@@ -36,6 +36,13 @@ std::string device_report() {
       if (d.cooperative_matrix2_nv) out << "NV2 ";
       if (d.coop())
         out << "(the coop conv runs on it: 16x" << (d.coop_n16 ? "16" : "8") << "x16 f16 -> f32)";
+      out << "\n      uploads and readbacks: ";
+      if (d.copy_family != d.queue_family)
+        out << "transfer queue (family " << d.copy_family << "), beside the kernels";
+      else if (d.copy_queue_index > 0)
+        out << "a second compute queue, beside the kernels";
+      else
+        out << "the compute queue, in turn with the kernels";
       out << "\n";
     }
   } catch (const Error& e) {

@@ -67,6 +67,7 @@ namespace framecast::vulkan {
   X(vkCmdFillBuffer)                          \
   X(vkCmdWriteTimestamp)                      \
   X(vkCmdResetQueryPool)                      \
+  X(vkResetQueryPool)                         \
   X(vkCreateQueryPool)                        \
   X(vkDestroyQueryPool)                       \
   X(vkGetQueryPoolResults)                    \

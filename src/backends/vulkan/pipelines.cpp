@@ -179,6 +179,12 @@ VkDescriptorSet DescriptorPool::allocate(const Pipeline& pipeline,
     throw Error(ErrorKind::internal, pipeline.name() + ": " + std::to_string(ranges.size()) +
                                          " buffers for " + std::to_string(pipeline.bindings()) +
                                          " bindings");
+  const VkDescriptorSet set = allocate(pipeline);
+  bind_buffers(*context_, set, ranges);
+  return set;
+}
+
+VkDescriptorSet DescriptorPool::allocate(const Pipeline& pipeline) {
   auto info = make_struct<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
   info.descriptorPool = pool_;
   info.descriptorSetCount = 1;
@@ -186,7 +192,6 @@ VkDescriptorSet DescriptorPool::allocate(const Pipeline& pipeline,
   info.pSetLayouts = &layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
   check(vkAllocateDescriptorSets(context_->device(), &info, &set), "vkAllocateDescriptorSets");
-  bind_buffers(*context_, set, ranges);
   return set;
 }
 

@@ -77,6 +77,8 @@ class DescriptorPool {
 
   // A set for `pipeline` with `ranges` bound to bindings 0..N-1.
   VkDescriptorSet allocate(const Pipeline& pipeline, std::span<const BufferRange> ranges);
+  // A set bound to nothing yet: bind_buffers before its first use.
+  VkDescriptorSet allocate(const Pipeline& pipeline);
 
  private:
   std::shared_ptr<const Context> context_;

@@ -22,7 +22,9 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
       model_(model),
       options_(options),
       pool_(context_),
-      timeline_(context_) {
+      copy_pool_(context_, QueueKind::copy),
+      timeline_(context_),
+      copies_(context_) {
   if (width <= 0 || height <= 0) throw Error(ErrorKind::invalid_argument, "invalid frame size");
   const DeviceCaps& caps = context_->caps();
   if (options.precision == Precision::bf16)
@@ -84,7 +86,7 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
   weights_.upload(context_, pool_, timeline_);
   allocate_buffers();
   descriptors_ = std::make_unique<DescriptorPool>(
-      context_, 25 + kMaxBatch + FlowBlock::kDescriptorSets +
+      context_, 25 + 2 * kMaxBatch + FlowBlock::kDescriptorSets +
                     (large_motion_ ? LargeMotionPass::kDescriptorSets : 0) +
                     (refinement_ ? refinement_->descriptor_sets() : 0));
   block0_->build(context_, weights_, *descriptors_, kMaxBatch);
@@ -101,6 +103,7 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
 GraphRuntime::~GraphRuntime() {
   try {
     timeline_.wait(timeline_.last());  // nothing may still use what is destroyed below
+    copies_.wait(copies_.last());
   } catch (...) {
   }
 }
@@ -153,11 +156,12 @@ void GraphRuntime::allocate_buffers() {
   const std::size_t image = std::size_t(width()) * height() * 4 * 4;  // a vec4 a pixel
   in0_ = Buffer(ctx, frame, MemoryUse::device);
   in1_ = Buffer(ctx, frame, MemoryUse::device);
-  for (auto& u : upload_)
-    u = Buffer(ctx, packed_pair_offset(width(), height()) * 2, MemoryUse::upload);
+  for (std::size_t slot = 0; slot < upload_.size(); ++slot) {
+    upload_[slot] = Buffer(ctx, packed_pair_offset(width(), height()) * 2, MemoryUse::upload);
+    landing_[slot] = Buffer(ctx, upload_[slot].size(), MemoryUse::device);
+  }
   img0_ = Buffer(ctx, image, MemoryUse::device);
   img1_ = Buffer(ctx, image, MemoryUse::device);
-  out_ = Buffer(ctx, frame, MemoryUse::device);
   if (has_field())
     field_ = Buffer(ctx, std::size_t(5) * padded_w_ * padded_h_ * 4, MemoryUse::device);
   if (refine_) {
@@ -239,15 +243,19 @@ void GraphRuntime::build_descriptor_sets() {
                              weights_.range(refine_out_bias_), residual_.range()};
     refine_out_set_ = d.allocate(*refine_out_, r);
   }
-  const auto flow = flow_out_ranges(out_.range());
-  flow_set_ = d.allocate(flow_out(false), flow);
-  for (int i = 0; i < kMaxBatch; ++i) flow_gpu_sets_.push_back(d.allocate(flow_out(false), flow));
+  // Bound to their outputs when those exist: outs_[i] on first use, the caller's per call.
+  for (int i = 0; i < kMaxBatch; ++i) {
+    flow_sets_.push_back(d.allocate(flow_out(false)));
+    flow_gpu_sets_.push_back(d.allocate(flow_out(false)));
+  }
   flow_gpu_busy_.assign(kMaxBatch, 0);
 }
 
-CommandBuffer& GraphRuntime::acquire() {
-  const std::uint64_t done = timeline_.completed();
-  for (auto& c : commands_) {
+CommandBuffer& GraphRuntime::acquire(QueueKind kind) {
+  const bool copy = kind == QueueKind::copy;
+  auto& commands = copy ? copy_commands_ : commands_;
+  const std::uint64_t done = (copy ? copies_ : timeline_).completed();
+  for (auto& c : commands) {
     const bool pending = std::any_of(pending_.begin(), pending_.end(),
                                      [&](const Pending& p) { return p.cmd == c.get(); });
     if (c->signal_value() <= done && !pending) {
@@ -255,23 +263,22 @@ CommandBuffer& GraphRuntime::acquire() {
       return *c;
     }
   }
-  commands_.push_back(std::make_unique<CommandBuffer>(context_, pool_, marks_));
-  commands_.back()->signal_value() = std::numeric_limits<std::uint64_t>::max();
-  return *commands_.back();
+  commands.push_back(
+      std::make_unique<CommandBuffer>(context_, copy ? copy_pool_ : pool_, copy ? 1 : marks_));
+  commands.back()->signal_value() = std::numeric_limits<std::uint64_t>::max();
+  return *commands.back();
 }
 
 void GraphRuntime::record_pair(CommandBuffer& cmd, bool deep, PairSource source, int slot) {
   const std::size_t bytes = packed_frame_bytes(width(), height(), deep);
   const std::size_t second = packed_pair_offset(width(), height());
-  if (source == PairSource::upload) {
-    cmd.copy(upload_[std::size_t(slot)].handle(), in0_.handle(), bytes, 0, 0);
-  } else if (source == PairSource::upload_next) {
-    cmd.copy(in1_.handle(), in0_.handle(), bytes);  // device memory: ~100x the PCIe rate
-  }
-  if (source != PairSource::gpu) {
-    cmd.copy(upload_[std::size_t(slot)].handle(), in1_.handle(), bytes, second, 0);
-    cmd.mark("upload");
-  }
+  // Device memory to device memory: ~100x the bus's rate.
+  const VkBuffer landing = landing_[std::size_t(slot)].handle();
+  if (source == PairSource::upload)
+    cmd.copy(landing, in0_.handle(), bytes, 0, 0);
+  else if (source == PairSource::upload_next)
+    cmd.copy(in1_.handle(), in0_.handle(), bytes);
+  if (source != PairSource::gpu) cmd.copy(landing, in1_.handle(), bytes, second, 0);
   cmd.dispatch_linear(prep_full(deep),
                       source == PairSource::gpu ? prep_full_gpu_set_ : prep_full_set_,
                       std::uint64_t(width()) * height(), 2);
@@ -294,7 +301,7 @@ void GraphRuntime::record_block0_head(CommandBuffer& cmd, float t) {
 }
 
 void GraphRuntime::record_mid(CommandBuffer& cmd, int slot, float t, bool deep,
-                              VkDescriptorSet flow_set, const Buffer* readback) {
+                              VkDescriptorSet flow_set) {
   const std::uint32_t qw = std::uint32_t(padded_w_ / 4), qh = std::uint32_t(padded_h_ / 4);
   if (!film_) record_block0_head(cmd, t);
   block0_->record_tail(cmd, slot, block0_beside());
@@ -315,10 +322,6 @@ void GraphRuntime::record_mid(CommandBuffer& cmd, int slot, float t, bool deep,
   }
   cmd.dispatch_linear(flow_out(deep), flow_set, flow_out_threads(width(), height(), deep));
   cmd.mark("flow_out");
-  if (readback) {
-    cmd.copy(out_.handle(), readback->handle(), packed_frame_bytes(width(), height(), deep));
-    cmd.mark("readback");
-  }
 }
 
 void GraphRuntime::write_film_params(int slot, float t) {
@@ -340,28 +343,35 @@ GraphRuntime::PairTimes& GraphRuntime::times_of(std::uint64_t pair) {
   // Pairs before the last three are done with: their submissions completed before these
   // were made (one pair's mids are read, or waited for, before the pair after next).
   std::erase_if(times_, [&](const PairTimes& t) { return t.pair + 3 <= pairs_submitted_; });
-  times_.push_back({pair, context_->caps().timestamps ? 0.0 : -1.0, {}, {}});
+  times_.push_back({pair, context_->caps().timestamps ? 0.0 : -1.0, {}, {}, {}});
   return times_.back();
 }
 
 void GraphRuntime::collect() {
-  const std::uint64_t done = timeline_.completed();
+  const std::uint64_t done = timeline_.completed(), copied = copies_.completed();
   for (auto it = pending_.begin(); it != pending_.end();) {
-    if (it->cmd->signal_value() > done) {
+    const bool copy = it->work == Work::upload || it->work == Work::readback;
+    if (it->cmd->signal_value() > (copy ? copied : done)) {
       ++it;
       continue;
     }
     PairTimes& times = times_of(it->pair_number);
     const double ms = it->cmd->device_ms();
-    if (ms >= 0.0 && times.device_ms >= 0.0) times.device_ms += ms;
+    if (!copy || !context_->separate_copy_queue()) {  // in turn with the kernels
+      if (ms < 0.0)
+        times.device_ms = -1.0;  // not timed, so the pair's time is not known
+      else if (times.device_ms >= 0.0)
+        times.device_ms += ms;
+    }
     if (options_.profile) {
-      if (it->pair) {
-        times.pair_stages = it->cmd->stage_times();
-        times.profile = times.pair_stages;
-      } else {  // one mids() call's batch: the pair's stages, then its own
-        times.profile = times.pair_stages;
-        const auto stages = it->cmd->stage_times();
-        times.profile.insert(times.profile.end(), stages.begin(), stages.end());
+      auto stages = it->cmd->stage_times();
+      switch (it->work) {
+        case Work::upload:
+        case Work::pair:
+          times.pair_stages.insert(times.pair_stages.end(), stages.begin(), stages.end());
+          break;
+        case Work::mid: times.mid_stages = std::move(stages); break;
+        case Work::readback: times.readback_stages = std::move(stages); break;
       }
     }
     it = pending_.erase(it);
@@ -375,8 +385,13 @@ double GraphRuntime::last_device_ms() const {
 }
 
 std::vector<StageTime> GraphRuntime::last_profile() const {
-  for (const auto& t : times_)
-    if (t.pair == reported_pair_) return t.profile;
+  for (const auto& t : times_) {
+    if (t.pair != reported_pair_) continue;
+    std::vector<StageTime> stages = t.pair_stages;
+    for (const auto* part : {&t.mid_stages, &t.readback_stages})
+      stages.insert(stages.end(), part->begin(), part->end());
+    return stages;
+  }
   return {};
 }
 
@@ -409,15 +424,34 @@ void GraphRuntime::prepare_next(const Frame& next) {
 
 std::uint64_t GraphRuntime::submit_pair(bool deep, PairSource source, int slot) {
   collect();  // what completed unread (mids_gpu without a wait) frees its command buffers
-  CommandBuffer& cmd = acquire();
+  CommandBuffer* upload = nullptr;
+  if (source != PairSource::gpu) {
+    // The upload slot into its landing in device memory, which the pair before last read.
+    const std::size_t s = std::size_t(slot);
+    const std::size_t second = packed_pair_offset(width(), height());
+    const std::size_t bytes = packed_frame_bytes(width(), height(), deep);
+    const std::size_t from = source == PairSource::upload ? 0 : second;
+    upload = &acquire(QueueKind::copy);
+    upload->begin(options_.profile);
+    if (upload_busy_[s]) upload->wait_for(timeline_, upload_busy_[s]);
+    upload->copy(upload_[s].handle(), landing_[s].handle(), second + bytes - from, from, from);
+    upload->mark("upload");
+    upload->end();
+    CommandBuffer* const uploads[] = {upload};
+    submit(*context_, copies_, uploads);
+  }
+  submit_readbacks();  // behind the upload on the copy queue, so that they do not hold it up
+  CommandBuffer& cmd = acquire(QueueKind::compute);
   cmd.begin(options_.profile);
+  if (upload) cmd.wait_for(copies_, upload->signal_value());
   record_pair(cmd, deep, source, slot);
   cmd.end();
   CommandBuffer* const buffers[] = {&cmd};
   submit(*context_, timeline_, buffers);
   reported_pair_ = ++pairs_submitted_;
   times_of(reported_pair_);
-  pending_.push_back({&cmd, true, reported_pair_});
+  if (upload) pending_.push_back({upload, Work::upload, reported_pair_});
+  pending_.push_back({&cmd, Work::pair, reported_pair_});
   deep_ = deep;
   prepared_ = true;
   return cmd.signal_value();
@@ -450,33 +484,66 @@ std::vector<Frame> GraphRuntime::take_mids() {
   return read_mids(batch);
 }
 
-GraphRuntime::Batch GraphRuntime::submit_mids(std::span<const float> ts) {
-  const int n = int(ts.size());
-  while (int(readback_.size()) < n)
-    readback_.emplace_back(context_, packed_frame_bytes(width(), height(), true),
-                           MemoryUse::readback);
+std::vector<CommandBuffer*> GraphRuntime::submit_mid_buffers(std::span<const float> ts,
+                                                           std::span<const VkDescriptorSet> sets,
+                                                           std::uint64_t after_copies) {
   if (film_) {
     timeline_.wait(film_busy_);
-    for (int i = 0; i < n; ++i) write_film_params(i, ts[std::size_t(i)]);
+    for (std::size_t i = 0; i < ts.size(); ++i) write_film_params(int(i), ts[i]);
   }
-  Batch batch{{}, deep_, pairs_submitted_};
-  for (int i = 0; i < n; ++i) {
-    CommandBuffer& cmd = acquire();
+  std::vector<CommandBuffer*> buffers;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    CommandBuffer& cmd = acquire(QueueKind::compute);
     cmd.begin(options_.profile);
-    record_mid(cmd, i, ts[std::size_t(i)], deep_, flow_set_, &readback_[std::size_t(i)]);
+    if (after_copies) cmd.wait_for(copies_, after_copies);
+    record_mid(cmd, int(i), ts[i], deep_, sets[i]);
     cmd.end();
-    batch.buffers.push_back(&cmd);
+    buffers.push_back(&cmd);
   }
-  submit(*context_, timeline_, batch.buffers);
-  for (auto* b : batch.buffers) pending_.push_back({b, false, batch.pair});
-  film_busy_ = batch.buffers.back()->signal_value();
+  submit(*context_, timeline_, buffers);
+  for (auto* b : buffers) pending_.push_back({b, Work::mid, pairs_submitted_});
+  film_busy_ = buffers.back()->signal_value();
+  return buffers;
+}
+
+GraphRuntime::Batch GraphRuntime::submit_mids(std::span<const float> ts) {
+  const std::size_t n = ts.size();
+  const std::size_t room = packed_frame_bytes(width(), height(), true);
+  while (outs_.size() < n) {
+    outs_.emplace_back(context_, room, MemoryUse::device);
+    readback_.emplace_back(context_, room, MemoryUse::readback);
+    bind_buffers(*context_, flow_sets_[outs_.size() - 1], flow_out_ranges(outs_.back().range()));
+  }
+  // The last batch's readbacks must have read outs_ before these mids overwrite them.
+  Batch batch{submit_mid_buffers(ts, flow_sets_, last_readback_), {}, deep_, pairs_submitted_};
+  const std::size_t bytes = packed_frame_bytes(width(), height(), deep_);
+  for (std::size_t i = 0; i < n; ++i) {
+    CommandBuffer& copy = acquire(QueueKind::copy);
+    copy.begin(options_.profile);
+    copy.wait_for(timeline_, batch.buffers[i]->signal_value());
+    copy.copy(outs_[i].handle(), readback_[i].handle(), bytes);
+    copy.mark("readback");
+    copy.end();
+    batch.readbacks.push_back(&copy);
+  }
+  held_readbacks_ = batch;
   return batch;
 }
 
+void GraphRuntime::submit_readbacks() {
+  if (!held_readbacks_) return;
+  const Batch batch = std::move(*held_readbacks_);
+  held_readbacks_.reset();
+  submit(*context_, copies_, batch.readbacks);
+  for (auto* b : batch.readbacks) pending_.push_back({b, Work::readback, batch.pair});
+  last_readback_ = batch.readbacks.back()->signal_value();
+}
+
 std::vector<Frame> GraphRuntime::read_mids(const Batch& batch) {
+  submit_readbacks();
   std::vector<Frame> frames;
-  for (std::size_t i = 0; i < batch.buffers.size(); ++i) {
-    timeline_.wait(batch.buffers[i]->signal_value());
+  for (std::size_t i = 0; i < batch.readbacks.size(); ++i) {
+    copies_.wait(batch.readbacks[i]->signal_value());
     frames.push_back(read_packed_frame(readback_[i], width(), height(), batch.deep));
   }
   collect();
@@ -509,29 +576,16 @@ std::uint64_t GraphRuntime::mids_gpu(std::span<const float> ts, std::span<const 
   const VkDeviceSize bytes = packed_frame_bytes(width(), height(), deep_);
   std::uint64_t ticket = timeline_.last();
   for (std::size_t start = 0; start < ts.size(); start += kMaxBatch) {
-    const int n = int(std::min<std::size_t>(kMaxBatch, ts.size() - start));
-    if (film_) {
-      timeline_.wait(film_busy_);
-      for (int i = 0; i < n; ++i) write_film_params(i, ts[start + std::size_t(i)]);
-    }
-    std::vector<CommandBuffer*> buffers;
-    for (int i = 0; i < n; ++i) {
-      const VkBuffer output = outputs[start + std::size_t(i)];
+    const std::size_t n = std::min<std::size_t>(kMaxBatch, ts.size() - start);
+    for (std::size_t i = 0; i < n; ++i) {
+      const VkBuffer output = outputs[start + i];
       if (!output) throw Error(ErrorKind::invalid_argument, "null output buffer");
-      timeline_.wait(flow_gpu_busy_[std::size_t(i)]);
-      bind_buffers(*context_, flow_gpu_sets_[std::size_t(i)], flow_out_ranges({output, 0, bytes}));
-      CommandBuffer& cmd = acquire();
-      cmd.begin(options_.profile);
-      record_mid(cmd, i, ts[start + std::size_t(i)], deep_, flow_gpu_sets_[std::size_t(i)], nullptr);
-      cmd.end();
-      buffers.push_back(&cmd);
+      timeline_.wait(flow_gpu_busy_[i]);
+      bind_buffers(*context_, flow_gpu_sets_[i], flow_out_ranges({output, 0, bytes}));
     }
-    submit(*context_, timeline_, buffers);
-    for (int i = 0; i < n; ++i) {
-      flow_gpu_busy_[std::size_t(i)] = buffers[std::size_t(i)]->signal_value();
-      pending_.push_back({buffers[std::size_t(i)], false, pairs_submitted_});
-    }
-    film_busy_ = buffers.back()->signal_value();
+    const auto buffers =
+        submit_mid_buffers(ts.subspan(start, n), std::span(flow_gpu_sets_).first(n), 0);
+    for (std::size_t i = 0; i < n; ++i) flow_gpu_busy_[i] = buffers[i]->signal_value();
     ticket = film_busy_;
   }
   return ticket;
