@@ -34,7 +34,7 @@ step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
 machine_and_tests() {
   step setup
   date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  $FC info | head -4
+  $FC info | grep -E -m 6 "^Framecast|^\s+\[|uploads and readbacks"
   step "correctness: the staged build's Vulkan tests on the NVIDIA driver"
   timeout "${2:-150}" $FCTESTS --gtest_brief=1 --gtest_filter="${TEST_FILTER:-$1}" 2>&1 | tail -15
 }

@@ -9,13 +9,16 @@
 #   bash bench/h200/stream_ab.sh [MODEL...]   (default: fast quality)
 #
 # Carry .gl and .gpu (prepare.sh, then copy the baseline binary to .gpu/base/). Output:
-# $OUT/log.txt.
+# $OUT/log.txt. With BASE_ENV set (e.g. BASE_ENV=FRAMECAST_VULKAN_COPY_QUEUE=compute) the
+# baseline is the staged build itself run with that environment, and needs no base binary.
 set -u
 exec > >(tee "$OUT/log.txt") 2>&1
 source bench/h200/setup.sh
 models=${*:-fast quality}
 build_of() {
-  if [[ $1 == new ]]; then echo "$FC"; else echo "env LD_LIBRARY_PATH=$FCLIBS $R/.gpu/base/framecast"; fi
+  if [[ $1 == new ]]; then echo "$FC"
+  elif [[ -n ${BASE_ENV:-} ]]; then echo "env $BASE_ENV $FC"
+  else echo "env LD_LIBRARY_PATH=$FCLIBS $R/.gpu/base/framecast"; fi
 }
 
 machine_and_tests "VulkanRuntime*:GpuEnsemble*:LazyMids*:Golden*" 120

@@ -20,6 +20,14 @@ bool validation_wanted() {
   return validation_requested || (env && std::strcmp(env, "1") == 0);
 }
 
+// FRAMECAST_VULKAN_COPY_QUEUE=compute keeps the copies on the compute queue, in turn with the
+// kernels, as before there was a copy queue: for measuring what the copy queue is worth with
+// one binary, and a way around a driver whose transfer queue misbehaves.
+bool copies_on_compute_queue() {
+  const char* env = std::getenv("FRAMECAST_VULKAN_COPY_QUEUE");
+  return env && std::strcmp(env, "compute") == 0;
+}
+
 VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
     VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
     const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
@@ -162,7 +170,8 @@ DeviceCaps query_caps(VkPhysicalDevice physical, int index) {
   }
   caps.queue_family = std::uint32_t(chosen);
   caps.timestamps = families[chosen].timestampValidBits > 0 && limits.timestampPeriod > 0.0f;
-  const QueueChoice copy = choose_copy_queue(families, caps.queue_family);
+  const QueueChoice copy = copies_on_compute_queue() ? QueueChoice{caps.queue_family, 0}
+                                                     : choose_copy_queue(families, caps.queue_family);
   caps.copy_family = copy.family;
   caps.copy_queue_index = copy.index;
   caps.host_query_reset = f12.hostQueryReset;
