@@ -514,8 +514,9 @@ GraphRuntime::Batch GraphRuntime::submit_mids(std::span<const float> ts) {
     readback_.emplace_back(context_, room, MemoryUse::readback);
     bind_buffers(*context_, flow_sets_[outs_.size() - 1], flow_out_ranges(outs_.back().range()));
   }
-  // The last batch's readbacks must have read outs_ before these mids overwrite them.
-  Batch batch{submit_mid_buffers(ts, flow_sets_, last_readback_), {}, deep_, pairs_submitted_};
+  // The last batch's readbacks must have read outs_ before these mids overwrite them: they
+  // are the copy queue's last work but this pair's upload, which the pair waited for already.
+  Batch batch{submit_mid_buffers(ts, flow_sets_, copies_.last()), {}, deep_, pairs_submitted_};
   const std::size_t bytes = packed_frame_bytes(width(), height(), deep_);
   for (std::size_t i = 0; i < n; ++i) {
     CommandBuffer& copy = acquire(QueueKind::copy);
@@ -536,7 +537,6 @@ void GraphRuntime::submit_readbacks() {
   held_readbacks_.reset();
   submit(*context_, copies_, batch.readbacks);
   for (auto* b : batch.readbacks) pending_.push_back({b, Work::readback, batch.pair});
-  last_readback_ = batch.readbacks.back()->signal_value();
 }
 
 std::vector<Frame> GraphRuntime::read_mids(const Batch& batch) {

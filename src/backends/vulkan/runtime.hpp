@@ -156,7 +156,6 @@ class GraphRuntime final : public VulkanRuntime {
   Buffer rin_, refine_a_, refine_b_, residual_;
   std::vector<Buffer> outs_;           // the packed mids on the device, one per t of a batch
   std::vector<Buffer> readback_;       // their host-visible copies
-  std::uint64_t last_readback_ = 0;    // the copy timeline's value when outs_ are free again
 
   VkDescriptorSet prep_full_set_ = VK_NULL_HANDLE, prep_full_gpu_set_ = VK_NULL_HANDLE;
   std::uint64_t prep_full_gpu_busy_ = 0;
