@@ -1,13 +1,16 @@
-// The fast CPU path: oneDNN convolutions, multi-threaded. Activations are f32 in whatever
-// blocked layout oneDNN prefers for this machine or, on CPUs with bfloat16 instructions
-// (AVX512-BF16, AMX), bf16 channels-last with f32 accumulation: in oneDNN 2.6 only that
-// layout reaches the AMX kernels (blocked bf16 ran slower than f32). PReLU runs as oneDNN's own
-// primitive in place after each convolution: as a post-op (oneDNN 2.6) it drops the
-// convolution to the reference implementation, ~30x slower.
+// The fast CPU path: oneDNN convolutions, multi-threaded. Activations are f32 with channels in
+// blocks of one vector register (8 or 16), the layout of oneDNN's direct JIT kernels (left to
+// oneDNN, a refinement block's 17-channel input drew im2col and a matrix product onto the
+// whole block, and on AVX2 a channels-last deconvolution drew the reference one), or, on CPUs
+// with bfloat16 instructions (AVX512-BF16, AMX), bf16 channels-last with f32 accumulation: in
+// oneDNN 2.6 only that layout reaches the AMX kernels (blocked bf16 ran slower than f32).
+// PReLU runs as oneDNN's own primitive in place after each convolution: as a post-op (oneDNN
+// 2.6) it drops the convolution to the reference implementation, ~30x slower.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -121,7 +124,8 @@ class DnnlNet final : public ConvNet {
     const auto dims = deconv_dst_md_.dims();
     tmp8.reshape(5, int(dims[2]), int(dims[3]));  // the reorder below writes every value
     memory dst(deconv_dst_md_, engine_, tmp8.values.data());
-    deconv_.execute(stream_, {{DNNL_ARG_SRC, act_},
+    if (deconv_in_) dnnl::reorder(act_, deconv_in_).execute(stream_, act_, deconv_in_);
+    deconv_.execute(stream_, {{DNNL_ARG_SRC, deconv_in_ ? deconv_in_ : act_},
                               {DNNL_ARG_WEIGHTS, deconv_weights_},
                               {DNNL_ARG_BIAS, deconv_bias_},
                               {DNNL_ARG_DST, deconv_out_}});
@@ -153,19 +157,36 @@ class DnnlNet final : public ConvNet {
   static memory::desc plain(const memory::dims& dims) { return {dims, dt::f32, tag::nchw}; }
   // Activations and weights: oneDNN picks the layout.
   memory::desc any(const memory::dims& dims) const { return {dims, act_dt_, tag::any}; }
-  // A first conv's input: the planes themselves (f32), or converted to channels-last bf16.
-  memory::desc input_md(const memory::dims& dims) const {
-    return {dims, act_dt_, act_dt_ == dt::bf16 ? tag::nhwc : tag::nchw};
-  }
-  // Activations between convs (see the top of the file).
+  // Activations between convs (see the top of the file), and a first conv's input.
   memory::desc activations(const memory::dims& dims) const {
-    return {dims, act_dt_, act_dt_ == dt::bf16 ? tag::nhwc : tag::any};
+    return {dims, act_dt_, act_dt_ == dt::bf16 ? tag::nhwc : f32_blocked()};
   }
+  // A first conv's input in f32: the planes themselves where they have fewer channels than a
+  // block (the JIT kernels read those planes directly, and a blocked copy would drop them to
+  // the reference implementation), else converted to the blocked layout (read as planes, a
+  // refinement block's 17 channels ran on im2col and a matrix product, and so did the whole
+  // block after it: `fast`'s took 123 ms at 1080p on AVX-512, 70 with the copy).
+  memory::desc input_md(const memory::dims& dims) const {
+    if (act_dt_ == dt::f32 && dims[1] < f32_block()) return plain(dims);
+    return activations(dims);
+  }
+  // Channels in blocks of one vector register: the layout of oneDNN's direct JIT convolutions
+  // and deconvolutions in f32.
+  static memory::dim f32_block() {
+    switch (dnnl::get_effective_cpu_isa()) {
+      case dnnl::cpu_isa::avx512_core:
+      case dnnl::cpu_isa::avx512_core_vnni:
+      case dnnl::cpu_isa::avx512_core_bf16:
+      case dnnl::cpu_isa::avx512_core_amx: return 16;
+      default: return 8;
+    }
+  }
+  static tag f32_blocked() { return f32_block() == 16 ? tag::nChw16c : tag::nChw8c; }
 
-  // Where f32 input planes are converted for a first conv that reads another type; an empty
-  // memory when the conv reads the planes themselves.
+  // Where the input planes are converted for a first conv that reads another type or layout;
+  // an empty memory when the conv reads the planes themselves.
   memory staging(const memory::desc& conv_src) {
-    return act_dt_ == dt::f32 ? memory() : memory(conv_src, engine_);
+    return conv_src == plain(conv_src.dims()) ? memory() : memory(conv_src, engine_);
   }
   // The planes as a first conv reads them: in place, or converted into staged.
   memory input(const Planes& planes, const memory::desc& plain_md, memory& staged) {
@@ -236,12 +257,23 @@ class DnnlNet final : public ConvNet {
     const memory::dims wdims = {5, c2, 4, 4};
     const memory::desc bias_md({5}, dt::f32, tag::x);
     deconv_dst_md_ = plain({1, 5, h8, w8});
-    // A blocked destination keeps the deconvolution on a JIT kernel (a plain one falls back
-    // to the reference implementation); one reorder then makes the planes.
-    const dnnl::deconvolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, act_md,
-        any(wdims), bias_md, {{1, 5, h8, w8}, dt::f32, tag::any}, {2, 2}, {1, 1}, {1, 1});
-    const dnnl::deconvolution_forward::primitive_desc pd(desc, engine_);
+    // A blocked destination keeps the deconvolution on a JIT kernel where oneDNN has one for
+    // these shapes (a plain destination falls back to the reference implementation); one
+    // reorder then makes the planes. Where it has none (f32 on AVX2: 5 output channels),
+    // im2col and a matrix product on plain activations, staged by a reorder: block0's at
+    // 640x360 took 507 ms in the reference implementation and takes 0.3 so.
+    auto make = [&](const memory::desc& src, tag dst) {
+      const dnnl::deconvolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, src,
+          any(wdims), bias_md, {{1, 5, h8, w8}, dt::f32, dst}, {2, 2}, {1, 1}, {1, 1});
+      return dnnl::deconvolution_forward::primitive_desc(desc, engine_);
+    };
+    auto pd = make(act_md, act_dt_ == dt::f32 ? f32_blocked() : tag::any);
+    if (std::string(pd.impl_info_str()).starts_with("ref")) {
+      const memory::desc plain_act = {act_md.dims(), act_dt_, tag::nchw};
+      pd = make(plain_act, tag::nchw);
+      deconv_in_ = memory(plain_act, engine_);
+    }
     deconv_ = dnnl::deconvolution_forward(pd);
     deconv_out_ = memory(pd.dst_desc(), engine_);
     // PyTorch's ConvTranspose2d keeps [in, out, kh, kw]: oneDNN's iohw.
@@ -273,6 +305,7 @@ class DnnlNet final : public ConvNet {
   memory xq_, f8_, act_, tmp_, feat0_, trunk_, refine_in_, refine_a_, refine_b_;
   dnnl::binary residual_;  // the trunk's residual: dst += feat0
   dnnl::deconvolution_forward deconv_;
+  memory deconv_in_;  // the trunk's output as plain planes, where the deconvolution needs them
   memory deconv_weights_, deconv_bias_, deconv_out_;
 };
 
