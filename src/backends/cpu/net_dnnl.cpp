@@ -157,7 +157,8 @@ class DnnlNet final : public ConvNet {
   static memory::desc plain(const memory::dims& dims) { return {dims, dt::f32, tag::nchw}; }
   // Activations and weights: oneDNN picks the layout.
   memory::desc any(const memory::dims& dims) const { return {dims, act_dt_, tag::any}; }
-  // Activations between convs (see the top of the file), and a first conv's input.
+  // Activations between convs (see the top of the file), and the input of a first conv with
+  // at least a block of channels (input_md).
   memory::desc activations(const memory::dims& dims) const {
     return {dims, act_dt_, act_dt_ == dt::bf16 ? tag::nhwc : f32_blocked()};
   }
