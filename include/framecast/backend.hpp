@@ -16,7 +16,7 @@
 namespace framecast {
 
 // Storage of activations and weights; arithmetic accumulates in f32. automatic: f16 on GPUs
-// that have it, bf16 on CPUs with AMX, f32 elsewhere.
+// that have it, bf16 on CPUs with bfloat16 instructions (AVX512-BF16, AMX), f32 elsewhere.
 enum class Precision { automatic, f32, f16, bf16 };
 
 struct RuntimeOptions {

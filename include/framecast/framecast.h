@@ -63,7 +63,8 @@ typedef enum framecast_status {
 } framecast_status;
 
 typedef enum framecast_precision {
-  FRAMECAST_PRECISION_AUTO = 0, /* f16 on GPUs that have it, bf16 on CPUs with AMX, else f32 */
+  /* f16 on GPUs that have it, bf16 on CPUs with bfloat16 instructions, else f32 */
+  FRAMECAST_PRECISION_AUTO = 0,
   FRAMECAST_PRECISION_F32 = 1,
   FRAMECAST_PRECISION_F16 = 2,  /* GPUs */
   FRAMECAST_PRECISION_BF16 = 3  /* CPUs with bfloat16 instructions */

@@ -36,8 +36,7 @@ void print_model(const std::string& name) {
 const char* bf16_text(cpu::CpuBf16 bf16) {
   switch (bf16) {
     case cpu::CpuBf16::amx: return "AMX (auto precision is bf16)";
-    case cpu::CpuBf16::instructions:
-      return "AVX512-BF16 without AMX (auto precision is f32, faster here; --precision bf16 runs)";
+    case cpu::CpuBf16::instructions: return "AVX512-BF16 without AMX (auto precision is bf16)";
     case cpu::CpuBf16::none: break;
   }
   return "no bfloat16 instructions (auto precision is f32)";

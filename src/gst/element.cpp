@@ -49,11 +49,11 @@ enum Property {
 GType precision_get_type() {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {int(Precision::automatic), "f16 on GPUs that have it, bf16 on CPUs with AMX, else f32",
-       "auto"},
+      {int(Precision::automatic),
+       "f16 on GPUs that have it, bf16 on CPUs with bfloat16 instructions, else f32", "auto"},
       {int(Precision::f32), "32-bit floats", "f32"},
       {int(Precision::f16), "16-bit floats (GPUs)", "f16"},
-      {int(Precision::bf16), "bfloat16 (CPUs with AMX)", "bf16"},
+      {int(Precision::bf16), "bfloat16 (CPUs with AVX512-BF16 or AMX)", "bf16"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))

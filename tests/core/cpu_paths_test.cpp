@@ -141,7 +141,7 @@ TEST(CpuPaths, EndToEndEveryVariantFastMatchesReference) {
   }
 }
 
-// bf16 storage (AMX, or AVX512-BF16 when asked for) against f32 on the fast path, with the shipped models on
+// bf16 storage (AMX or AVX512-BF16) against f32 on the fast path, with the shipped models on
 // frames that move: bfloat16 keeps 8 bits of mantissa, yet the frames differ by at most 1-3
 // steps and 0.013-0.057 on average (measured); a layout or conversion mistake is far larger.
 TEST(CpuPaths, Bf16StaysCloseToF32) {
