@@ -70,7 +70,8 @@ want large && for m in fast quality; do
 done
 
 step "quality and fast on a real pair (DAVIS, 960x540): Vulkan f16/f32 vs the CPU in f32"
-# The CPU pinned to f32: on a CPU with bfloat16 instructions, auto would pick bf16, which differs by design.
+# The CPU pinned to f32: on a CPU with bfloat16 instructions, auto would pick bf16, which
+# differs by design.
 want check && for m in quality fast; do
   for b in "vulkan --precision f16" "vulkan --precision f32" "cpu --precision f32"; do
     n=$(echo "$b" | tr -d ' -')
