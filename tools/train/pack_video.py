@@ -24,7 +24,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("video_set")
     ap.add_argument("--shards", required=True, type=lambda s: {int(k) for k in s.split(",")})
-    ap.add_argument("--skip", type=int, default=0, help="leave out the first N clips of each shard")
+    ap.add_argument("--skip", type=int, default=0,
+                    help="leave out the first N clips of each shard (of those --min-side keeps)")
     ap.add_argument("--min-side", type=int, default=0,
                     help="only clips whose width and height are at least this many pixels")
     ap.add_argument("--max-mib", type=float, default=20.0)
