@@ -91,16 +91,35 @@ void run_tune(const TuneOptions& options) {
   std::cout << "Tuning the trunk convs (" << 1 + shape.blocks.size() << " flow block"
             << (shape.blocks.empty() ? "" : "s") << ") on [" << caps.index << "] " << caps.name
             << ", driver " << caps.driver << std::endl;  // flushed: tuning takes a while
+  struct Job {
+    std::string size;
+    TrunkProblem problem;
+    Storage storage;
+  };
+  std::vector<Job> jobs;
   for (const auto& size : options.sizes) {
     const auto [w, h] = parse_size(size);
     for (const TrunkProblem& problem : trunk_problems(shape, w, h))
-      for (Storage storage : storages) {
-        throw_if_interrupted();
-        const auto outcome = tune_and_report(context, size, problem, storage, options.show);
-        cache.put(outcome.key, {outcome.best.choice, outcome.best.ms, caps.name});
-      }
+      for (Storage storage : storages) jobs.push_back({size, problem, storage});
   }
-  cache.save(path);
+  // Each choice is saved as soon as it is known: a model's convs take minutes on a slow GPU,
+  // and an interrupt should cost only the one being timed.
+  std::size_t saved = 0;
+  try {
+    for (const Job& job : jobs) {
+      throw_if_interrupted();
+      const auto outcome = tune_and_report(context, job.size, job.problem, job.storage, options.show);
+      cache.put(outcome.key, {outcome.best.choice, outcome.best.ms, caps.name});
+      cache.save(path);
+      ++saved;
+      std::cout << std::flush;
+    }
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::cancelled || saved == 0) throw;
+    throw Error(ErrorKind::cancelled, std::string(e.what()) + " (" + std::to_string(saved) +
+                                          " of " + std::to_string(jobs.size()) +
+                                          " trunk convs tuned and saved in " + path.string() + ")");
+  }
   std::cout << "saved to " << path.string() << "\n";
 }
 #else
