@@ -168,6 +168,34 @@ TEST(TuneCache, StaleEntriesAreReported) {
   EXPECT_TRUE(stale.empty()) << "another size is not stale, only untuned";
 }
 
+// Untuned trunk convs take tensor cores where the device has 16x16x16 matrices, at the blocks
+// the tuner picked on the H100 and the H200 (checked here on described devices, since lavapipe
+// has no cooperative matrices), and the register-blocked SIMT kernel elsewhere.
+TEST(Tuner, DefaultTrunkConvTakesTensorCoresWhereTheDeviceHasThem) {
+  DeviceCaps tensor_cores;
+  tensor_cores.f16 = true;
+  tensor_cores.subgroup_size = 32;
+  tensor_cores.coop_n16 = true;
+  tensor_cores.max_shared_memory = 48 * 1024;
+  const ConvShape fast_trunk{240, 240, 120, 68, 1}, block1{96, 96, 240, 136, 1},
+      block2{64, 64, 480, 272, 1}, wide{160, 160, 120, 68, 1};
+  const ConvChoice co48{ConvKind::coop_global, 48, 1, 16}, co64{ConvKind::coop_global, 64, 1, 16};
+  EXPECT_EQ(default_trunk_choice(tensor_cores, fast_trunk, Storage::f16), co48);
+  EXPECT_EQ(default_trunk_choice(tensor_cores, block1, Storage::f16), co48);
+  EXPECT_EQ(default_trunk_choice(tensor_cores, block2, Storage::f16), co64);
+  EXPECT_EQ(default_trunk_choice(tensor_cores, wide, Storage::f16).coc, 80);  // 48, 64 do not divide 160
+  const ConvChoice simt{ConvKind::rb, 8, 8, 24};
+  // f32 storage, a device without the matrices, and one with only 16x8x16 ones
+  EXPECT_EQ(default_trunk_choice(tensor_cores, fast_trunk, Storage::f32), simt);
+  DeviceCaps none = tensor_cores;
+  none.coop_n16 = false;
+  EXPECT_EQ(default_trunk_choice(none, fast_trunk, Storage::f16), simt);
+  none.coop_n8 = true;
+  EXPECT_EQ(default_trunk_choice(none, fast_trunk, Storage::f16), simt);
+  // channels in no block of 16 (slim's 120): the SIMT kernel
+  EXPECT_EQ(default_trunk_choice(tensor_cores, {120, 120, 120, 68, 1}, Storage::f16), simt);
+}
+
 TEST(Tuner, RuntimeUsesTheCachedChoice) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   CacheHome home;

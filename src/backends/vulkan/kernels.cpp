@@ -113,8 +113,8 @@ ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice w
 }
 
 ConvChoice coop_conv_or(const DeviceCaps& caps, Storage storage, const ConvShape& shape,
-                        const ConvChoice& otherwise) {
-  for (int coc : {80, 64, 48, 32, 16}) {
+                        const ConvChoice& otherwise, std::initializer_list<int> blocks) {
+  for (int coc : blocks) {
     const ConvChoice coop{ConvKind::coop_global, coc, 1, 16};
     if (conv_unfit(caps, shape, coop, storage).empty()) return coop;  // also: coc divides co
   }

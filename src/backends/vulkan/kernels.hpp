@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -88,10 +89,11 @@ ConvChoice fit_conv(const DeviceCaps& caps, const ConvShape& shape, ConvChoice w
                     Storage storage);
 
 // For convs the tuner does not time (the encoder's stride-2 convs, the refine head): tensor
-// cores where the device has them and the output channels come in blocks of 16, at the widest
-// block that divides them, else `otherwise`.
+// cores where the device has them and the output channels come in blocks of 16, at the first
+// block in `blocks` (by default the widest) that divides them, else `otherwise`.
 ConvChoice coop_conv_or(const DeviceCaps& caps, Storage storage, const ConvShape& shape,
-                        const ConvChoice& otherwise);
+                        const ConvChoice& otherwise,
+                        std::initializer_list<int> blocks = {80, 64, 48, 32, 16});
 
 // Bindings: src, packed weights (storage type), bias (f32), PReLU slopes (f32), dst, residual
 // (bind dst again when the shape has none). Dispatch conv_elements(shape).

@@ -118,7 +118,7 @@ ConvChoice GraphRuntime::choose_trunk_conv(const TuneCache& cache, int width, in
   const DeviceCaps& caps = context_->caps();
   const ConvShape shape{width, width, plane_w, plane_h, 1};
   const std::string path = TuneCache::default_path().string();
-  ConvChoice choice = default_trunk_choice();
+  ConvChoice choice = default_trunk_choice(caps, shape, storage_);
   std::string source = "default", stale;
   if (auto entry = cache.find(TuneKey::make(caps, width, plane_w, plane_h, storage_), &stale)) {
     if (auto why = conv_unfit(caps, shape, entry->choice, storage_); why.empty()) {

@@ -48,8 +48,8 @@ TuneOutcome tune_trunk_conv(std::shared_ptr<const Context> context, int width, i
                             const std::function<void(const TuneTiming&)>& progress = {},
                             const std::function<bool()>& cancelled = {});
 
-// The runtime's choice when nothing is tuned.
-ConvChoice default_trunk_choice();
+// The runtime's choice for a trunk conv when nothing is tuned, fitted to the device and shape.
+ConvChoice default_trunk_choice(const DeviceCaps& caps, const ConvShape& shape, Storage storage);
 
 // A trunk conv problem as the tuning cache keys it: trunk width and plane.
 struct TrunkProblem {
