@@ -5,7 +5,8 @@
 # project's PyTorch model (bench/h200/vs_pytorch.py: eager, CUDA graph, torch.compile), then
 # one table, after the kernel tests on the NVIDIA driver. Needs .gl and .gpu from prepare.sh
 # (carry both). Output: $OUT/vs_pytorch.txt, $OUT/table.md, $OUT/torch.json,
-# $OUT/framecast.tar.gz, $OUT/tune.fast.txt and tune.quality.txt. Time limits per step:
+# $OUT/framecast.tar.gz, $OUT/tune.fast.txt and tune.quality.txt, and $OUT/inductor.txz
+# (PyTorch's compile cache, for the next call's .gpu). Time limits per step:
 # TEST_SECONDS (0: no tests; TEST_FILTER picks them), TUNE_SECONDS per model, TORCH_SECONDS
 # (0: Framecast's half alone); COMPILE, the models torch.compile runs (NAME:PASS,...). A build
 # before a change is benched against the staged one by binary_ab.sh, in the same call if wanted.
@@ -56,9 +57,17 @@ tar -czf "$OUT/framecast.tar.gz" -C /tmp fc
 
 [[ ${TORCH_SECONDS:-330} == 0 ]] && exit 0  # Framecast's half alone
 step "PyTorch (compiles with max-autotune: the classic graph without the pass, fast with it)"
+# Inductor's cache, autotune results included, comes back as $OUT/inductor.txz: copied to
+# .gpu/inductor.txz it shortens the next call's compiles, which a time limit cuts (on the H100
+# in session 26, `fast` with the pass did not finish compiling in 200 s).
+export TORCHINDUCTOR_CACHE_DIR=/tmp/inductor
+if [[ -f .gpu/inductor.txz ]]; then tar xJf .gpu/inductor.txz -C /tmp; fi
 # shellcheck disable=SC2086  # the model list is split on purpose
 timeout "${TORCH_SECONDS:-330}" python3 bench/h200/vs_pytorch.py torch "$OUT/torch.json" $models \
   --compile "${COMPILE-framecast-classic240:off,framecast-fast:on}"
+if [[ -d /tmp/inductor ]]; then
+  tar cf - -C /tmp inductor | xz --lzma2=preset=1,dict=96MiB > "$OUT/inductor.txz"
+fi
 
 step table
 python3 bench/h200/vs_pytorch.py table "$OUT/torch.json" /tmp/fc | tee "$OUT/table.md"
