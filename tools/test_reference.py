@@ -221,6 +221,39 @@ class Layers(unittest.TestCase):
             close(self, graph.resize(tmp, 3 * f, 4 * f)[0],
                   resample(tmp[0].double().numpy(), 3 * f, 4 * f))
 
+    def test_convex_upsample(self):
+        # each output is a softmax-weighted sum of the 3x3 neighbours of its source pixel,
+        # the frame's edge replicated (RAFT's upsampling, channel (ky*3+kx)*f*f + ay*f + ax)
+        f, h, w = 4, 3, 5
+        x = torch.randn(2, 5, h, w)
+        logits = torch.randn(2, 9 * f * f, h, w) * 2
+        got = graph.convex_upsample(x, logits, f)
+        xd, ld = x.double().numpy(), logits.double().numpy()
+        want = np.zeros((2, 5, h * f, w * f))
+        for n in range(2):
+            for y in range(h):
+                for xx in range(w):
+                    for ay in range(f):
+                        for ax in range(f):
+                            lg = np.array([ld[n, k * f * f + ay * f + ax, y, xx] for k in range(9)])
+                            wk = np.exp(lg - lg.max())
+                            wk /= wk.sum()
+                            acc = 0.0
+                            for k in range(9):
+                                sy = min(max(y + k // 3 - 1, 0), h - 1)
+                                sx = min(max(xx + k % 3 - 1, 0), w - 1)
+                                acc = acc + wk[k] * xd[n, :, sy, sx]
+                            want[n, :, f * y + ay, f * xx + ax] = acc
+        close(self, got, want)
+
+    def test_convex_upsample_starts_as_bilinear(self):
+        # bilinear_logits is what a warm start gives a new upmask: bilinear to within the floor
+        x = torch.randn(1, 5, 4, 6) * 3
+        for f in (2, 4, 8):
+            logits = graph.bilinear_logits(f, floor=1e-9)[None, :, None, None].expand(1, -1, 4, 6)
+            got = graph.convex_upsample(x, logits, f)
+            self.assertLess((got - graph.resize(x, 4 * f, 6 * f)).abs().max().item(), 1e-5)
+
     def test_warp(self):
         img = torch.rand(1, 3, 9, 13)
         flow = torch.randn(1, 2, 9, 13) * 6  # many taps outside the frame
@@ -431,6 +464,17 @@ class ModelFiles(unittest.TestCase):
                     meta = read_tensors(path)[1]
                     self.assertEqual(meta["name"], "x")
                     self.assertEqual(meta["variant"], variant)
+
+    def test_roundtrip_keeps_convex_upsampling(self):
+        torch.manual_seed(2)
+        net = FramecastNet("tfact2", 4, 8, 5, 4, blocks=[(4, 6, 2)], convex_up=True)
+        self.assertEqual(net.block1.upmask.out_channels, 9 * 4 * 4)  # f = 2 * scale
+        save_safetensors(net, self.path("convex.safetensors"), dtype="F32")
+        back = load_model(self.path("convex.safetensors"))
+        self.assertEqual(back.config(), net.config())
+        x0, x1 = torch.rand(1, 3, 32, 48), torch.rand(1, 3, 32, 48)
+        with torch.no_grad():
+            self.assertTrue(torch.equal(back(x0, x1, 0.3), net(x0, x1, 0.3)))
 
     def test_roundtrip_keeps_block0s_scale(self):
         net = FramecastNet("classic", 4, 8, blocks=[(4, 6, 4), (4, 6, 1)], block0_scale=8)

@@ -38,6 +38,39 @@ def resize(x, h, w):
     return F.interpolate(x, size=(h, w), mode="bilinear", align_corners=False)
 
 
+def bilinear_taps(f):
+    """[f, 3]: the weights bilinear upsampling by f (align_corners=False) gives the left,
+    centre and right source sample at each of the f output positions within a source pixel."""
+    taps = torch.zeros(f, 3)
+    for a in range(f):
+        o = (a + 0.5) / f - 0.5  # the output position relative to the source pixel's centre
+        taps[a, 0 if o < 0 else 2] = abs(o)
+        taps[a, 1] = 1.0 - abs(o)
+    return taps
+
+
+def bilinear_logits(f, floor=1e-3):
+    """[9 * f * f] logits under which convex_upsample is bilinear upsampling by f to within
+    `floor`: log of the tap weights, the taps bilinear leaves out at log(floor) so that they
+    can still learn."""
+    t = bilinear_taps(f)
+    w = t[:, None, :, None] * t[None, :, None, :]  # [ay, ax, ky, kx]
+    return w.clamp_min(floor).log().permute(2, 3, 0, 1).reshape(-1)
+
+
+def convex_upsample(x, logits, f):
+    """RAFT's convex upsampling by f: each output value is a convex combination of the 3x3
+    source neighbourhood around its source pixel (edges replicated, as bilinear clamps its
+    taps), with weights softmax(logits) per output position. x [N, C, h, w]; logits
+    [N, 9 * f * f, h, w], channel (ky * 3 + kx) * f * f + ay * f + ax for neighbour (ky, kx)
+    and the output at (f * y + ay, f * x + ax)."""
+    n, c, h, w = x.shape
+    weights = torch.softmax(logits.reshape(n, 9, f, f, h, w), dim=1)
+    nb = F.unfold(F.pad(x, (1, 1, 1, 1), mode="replicate"), 3).reshape(n, c, 9, 1, 1, h, w)
+    out = (weights[:, None] * nb).sum(2)  # [N, C, f, f, h, w]
+    return out.permute(0, 1, 4, 2, 5, 3).reshape(n, c, h * f, w * f)
+
+
 def warp(img, flow):
     """Backward warp, the seed's warp3: out(x, y) = img(x + fx, y + fy), bilinear with taps
     clamped to the border. grid_sample(border, align_corners=True) is the same function,
@@ -111,23 +144,35 @@ class Block(nn.Module):
     """One flow block: the tensor names blockK.conv0.*, blockK.convblock.*, blockK.lastconv.*
     (and blockK.film.* for refinement blocks of t-factored models) come from this structure."""
 
-    def __init__(self, ci, c1, c2, film_hidden=0):
+    def __init__(self, ci, c1, c2, film_hidden=0, convex_up=0):
         super().__init__()
         self.conv0 = nn.Sequential(conv_prelu(ci, c1, 2), conv_prelu(c1, c2, 2))
         self.convblock = nn.Sequential(*[conv_prelu(c2, c2, 1) for _ in range(8)])
         self.lastconv = nn.ConvTranspose2d(c2, 5, 4, 2, 1)  # weight [c2, 5, 4, 4]
         if film_hidden:
             self.film = film_mlp(film_hidden, c2)
+        if convex_up:  # the weights of a convex upsampling by convex_up (convex_upsample)
+            self.upmask = nn.ConvTranspose2d(c2, 9 * convex_up * convex_up, 4, 2, 1)
+        self.convex_up = convex_up
 
     def trunk(self, x, film=None, t=None):
         """conv0, eight convblocks with FiLM(t) before the seventh, the residual, the deconv:
-        the coarse [N, 5, h/2, w/2] flow and mask of input x [N, ci, h, w]."""
+        the coarse [N, 5, h/2, w/2] flow and mask of input x [N, ci, h, w] and, for a block
+        with convex upsampling, its [N, 9 f^2, h/2, w/2] logits (else None)."""
         feat0 = self.conv0(x)
         f = self.convblock[:6](feat0)
         if film is not None:
             f = apply_film(f, film, t)
         f = self.convblock[6:](f) + feat0  # residual added after the eighth conv+PReLU
-        return self.lastconv(f)
+        return self.lastconv(f), self.upmask(f) if self.convex_up else None
+
+    def upsampled(self, x, film, t, h, w):
+        """trunk's flow and mask, float32, upsampled to h x w: bilinear, or convex where the
+        block has its logits."""
+        coarse, logits = self.trunk(x, film, t)
+        if logits is None:
+            return resize(coarse.float(), h, w)
+        return convex_upsample(coarse.float(), logits.float(), self.convex_up)
 
 
 class RefineHead(nn.Module):
@@ -160,10 +205,13 @@ class FramecastNet(nn.Module):
     the grid of the rest, as the large-motion pass's 1/8 run does. Block k sees both frames, both
     frames warped by the current flow, t (classic) or FiLM(t) through its own blockK.film
     (t-factored), the mask logits and the flow / scale, and adds its upsampled output to the
-    flow (times 2 * scale) and the mask, like RIFE's IFBlock."""
+    flow (times 2 * scale) and the mask, like RIFE's IFBlock. convex_up: the refinement blocks
+    upsample their output by RAFT's convex upsampling (weights from a second deconv of the
+    trunk, blockK.upmask) instead of bilinearly."""
 
     def __init__(self, variant: str, c1: int, c2: int, film_hidden: int = 64,
-                 refine_width: int = 32, blocks=(), block0_scale: int = 4):
+                 refine_width: int = 32, blocks=(), block0_scale: int = 4,
+                 convex_up: bool = False):
         super().__init__()
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}, expected one of {VARIANTS}")
@@ -175,11 +223,13 @@ class FramecastNet(nn.Module):
         if block0_scale not in (4, 8):
             raise ValueError(f"block0: scale {block0_scale} is not 4 or 8")
         self.scales = [block0_scale]
+        self.convex_up = convex_up
         for k, (bc1, bc2, scale) in enumerate(blocks, 1):
             if scale not in (1, 2, 4):
                 raise ValueError(f"block{k}: scale {scale} is not 4, 2 or 1")
             setattr(self, f"block{k}", Block(17 if tfact else 18, bc1, bc2,
-                                             film_hidden if tfact else 0))
+                                             film_hidden if tfact else 0,
+                                             2 * scale if convex_up else 0))
             self.scales.append(scale)
         if variant == "tfact2":
             self.refine = RefineHead(refine_width)
@@ -202,6 +252,8 @@ class FramecastNet(nn.Module):
             cfg["blocks"] = [[b.conv0[0][0].out_channels, b.conv0[1][0].out_channels, s]
                              for b, s in self.refinement_blocks()]
             cfg["block_scales"] = self.scales
+        if self.convex_up:
+            cfg["convex_up"] = True
         return cfg
 
     def _block0(self, x0, x1, t, div):
@@ -215,10 +267,9 @@ class FramecastNet(nn.Module):
             # the seed writes t after resampling (wgslPrepQuarter), so the plane is exactly t
             xq = torch.cat((xq, t.reshape(n, 1, 1, 1).expand(n, 1, hq, wq)), 1)
         tfact = self.variant != "classic"
-        coarse = self.block0.trunk(xq, self.film if tfact else None, t)
         # flow, mask and everything after stay float32 (also under autocast): the flow is
         # in pixels and the warp is sensitive to it
-        up = resize(coarse.float(), H, W)
+        up = self.block0.upsampled(xq, self.film if tfact else None, t, H, W)
         return up[:, :4] * (2.0 * div), up[:, 4:5]
 
     def _block0_cropped(self, x0, x1, t, div):
@@ -264,7 +315,7 @@ class FramecastNet(nn.Module):
             x = torch.cat([x0, x1, w0, w1] + tplane + [mask, flow / s], 1)
             if s > 1:
                 x = resize(x, H // s, W // s)
-            up = resize(block.trunk(x, getattr(block, "film", None), t).float(), H, W)
+            up = block.upsampled(x, getattr(block, "film", None), t, H, W)
             flow, mask = flow + up[:, :4] * (2.0 * s), mask + up[:, 4:5]
         w0, w1 = warp(x0, flow[:, 0:2]), warp(x1, flow[:, 2:4])
         m = torch.sigmoid(mask)

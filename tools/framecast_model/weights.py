@@ -127,7 +127,7 @@ def block_scales(meta, count):
 def load_model(path):
     """A FramecastNet from either format; variant and widths come from the tensors
     (classic: no film.*; tfact: film.*; tfact2: film.* and refine.*; blockK.* for K >= 1
-    are refinement blocks), as in the runtime."""
+    are refinement blocks; blockK.upmask.*: convex upsampling), as in the runtime."""
     tensors, meta = read_tensors(path)
 
     def width(name):
@@ -143,6 +143,7 @@ def load_model(path):
                scales[k]) for k in range(1, count)]
     net = FramecastNet(variant, width("block0.conv0.0.0.weight"),
                        width("block0.conv0.1.0.weight"), width("film.0.weight"),
-                       width("refine.c0.weight"), blocks, block0_scale=scales[0])
+                       width("refine.c0.weight"), blocks, block0_scale=scales[0],
+                       convex_up="block1.upmask.weight" in tensors)
     net.load_state_dict(tensors, strict=True)  # names and shapes must all match
     return net.eval()

@@ -10,14 +10,17 @@ head (FiLM, convblocks 6-7, deconv, refine) once per mid; both numbers are retur
 import sys
 
 
-def block_macs(cin, c1, c2, w, h):
+def block_macs(cin, c1, c2, w, h, convex_up=0):
     """Multiply-adds of one flow block whose input is w x h (conv0a, conv0b, 8 convblocks,
-    deconv); its trunk runs at w/4 x h/4."""
+    deconv, and with convex upsampling by convex_up the deconv of its 9 convex_up^2 weights);
+    its trunk runs at w/4 x h/4."""
     p2, p4 = (w // 2) * (h // 2), (w // 4) * (h // 4)
-    return p2 * c1 * cin * 9 + p4 * c2 * c1 * 9 + 8 * p4 * c2 * c2 * 9 + p2 * 5 * c2 * 4
+    deconv_out = 5 + 9 * convex_up * convex_up
+    return p2 * c1 * cin * 9 + p4 * c2 * c1 * 9 + 8 * p4 * c2 * c2 * 9 + p2 * deconv_out * c2 * 4
 
 
-def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080, blocks=(), block0_scale=4):
+def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080, blocks=(), block0_scale=4,
+          convex_up=False):
     W, H = -(-width // 16) * 16, -(-height // 16) * 16
     q = (W // 4) * (H // 4)
     # block0 at 1 / block0_scale sees the frames padded to 4 * block0_scale
@@ -35,7 +38,8 @@ def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080, blocks=(), 
         r = refine_width
         refine = q * 9 * (11 * r + 2 * r * r + 3 * r)
     # refinement blocks (c1, c2, scale) see warped frames, so they run per mid
-    extra = sum(block_macs(17 if variant != "classic" else 18, bc1, bc2, W // s, H // s)
+    extra = sum(block_macs(17 if variant != "classic" else 18, bc1, bc2, W // s, H // s,
+                           2 * s if convex_up else 0)
                 for bc1, bc2, s in blocks)
     pair = conv0a + conv0b + 6 * trunk_conv
     mid = 2 * trunk_conv + deconv + refine + extra

@@ -96,6 +96,23 @@ class WarmStartTest(unittest.TestCase):
         copied, _ = warm_start(grown, self.saved(source, "k2"))
         self.assertNotIn("block2.lastconv.weight", copied)
 
+    def test_convex_upsampling_starts_as_the_bilinear_source(self):
+        """A new upmask starts at bilinear_logits with a zero weight: the grown model is its
+        source but for the 1e-3 floor the taps bilinear leaves out start at."""
+        source = trained_like(FramecastNet("tfact2", 8, 12, film_hidden=8, refine_width=4,
+                                           blocks=[(4, 6, 2)]), 3)
+        grown = FramecastNet("tfact2", 8, 12, film_hidden=8, refine_width=4,
+                             blocks=[(4, 6, 2)], convex_up=True)
+        copied, zeroed = warm_start(grown, self.saved(source, "bilinear"))
+        self.assertIn("block1.upmask.bias", copied)
+        self.assertIn("block1.upmask.weight", zeroed)
+        with torch.no_grad():
+            a = source(self.img0, self.img1, 0.4)
+            b = grown(self.img0, self.img1, 0.4)
+        self.assertGreater(a.std().item(), 0.05)
+        self.assertGreater((a - b).abs().max().item(), 1e-6)  # the floor's taps are there
+        self.assertLess((a - b).abs().max().item(), 0.02)
+
     def test_classic_to_tfact2_folds_the_t_plane_into_the_bias(self):
         """tfact2 has no t plane: its first conv's bias takes the plane's weights at t = 0.5,
         exact wherever the 3x3 window is inside the frame (the zero padding of the plane is

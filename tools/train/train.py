@@ -33,8 +33,10 @@ model, from the trained default; --init-rename moves the file's blocks to make r
 block between them): tensors of the same name and shape are copied, each block's first
 conv keeps the other channels where the t plane is gone (classic -> tfact*, the plane folded
 into the bias at t = 0.5), and the parts the source lacks start as the identity (refinement
-blocks' deconv, FiLM's last layer and tfact2's refine output conv at zero), so the new model
-starts exactly where the source model is. Repeated, it takes each file's matching tensors in
+blocks' deconv, FiLM's last layer and tfact2's refine output conv at zero; a new convex
+upsampling's weight deconv at zero with its bias at bilinear_logits, i.e. bilinear), so the new
+model starts where the source model is (with convex upsampling, to within bilinear_logits'
+floor). Repeated, it takes each file's matching tensors in
 turn (e.g. a tfact2 quality tier from the fast model's block0 and refine head and a classic
 quality model's refinement blocks: --init q=QUALITY --init q=FAST).
 
@@ -81,6 +83,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "eval"))
 from framecast_model import FramecastNet, load_model, save_safetensors  # noqa: E402
+from framecast_model.graph import bilinear_logits  # noqa: E402
 from framecast_model.weights import read_tensors  # noqa: E402
 from synth import Synth  # noqa: E402
 from clips import RealClips, is_video_set, load_runs  # noqa: E402
@@ -152,8 +155,12 @@ def warm_start(net, paths, renames=None):
                 dst.copy_(w)
                 if name not in copied:
                     copied.append(name)
+    for n in [n for n in state if n not in copied and re.fullmatch(r"block\d+\.upmask\.bias", n)]:
+        # bilinear where the file upsampled bilinearly; the weight below starts at zero
+        state[n].copy_(bilinear_logits(net.get_submodule(n.split(".")[0]).convex_up))
+        copied.append(n)
     zero = [n for n in state if n not in copied and (
-        re.fullmatch(r"block[1-9]\d*\.lastconv\.(weight|bias)", n)
+        re.fullmatch(r"block[1-9]\d*\.(lastconv|upmask)\.(weight|bias)", n)
         or re.fullmatch(r"(block\d+\.)?film\.2\.(weight|bias)", n)
         or re.fullmatch(r"refine\.c3\.(weight|bias)", n))]
     for n in zero:
@@ -197,13 +204,15 @@ class Trainee:
             got = net.config()
             got["blocks"] = [tuple(b) for b in got.get("blocks", [])]
             got["block0_scale"] = net.scales[0]
-            for k in ("variant", "c1", "c2", "blocks", "block0_scale"):
+            got["convex_up"] = net.convex_up
+            for k in ("variant", "c1", "c2", "blocks", "block0_scale", "convex_up"):
                 if got[k] != cfg[k]:
                     sys.exit(f"{name}: resume file has {k}={got[k]}, asked for {cfg[k]}")
             print(f"[{name}] resumed from {resume}: {self.prev}", flush=True)
         else:
             net = FramecastNet(cfg["variant"], cfg["c1"], cfg["c2"], cfg["film_hidden"],
-                               cfg["refine_width"], cfg["blocks"], cfg["block0_scale"])
+                               cfg["refine_width"], cfg["blocks"], cfg["block0_scale"],
+                               cfg["convex_up"])
             if init:
                 with torch.no_grad():
                     copied, zeroed = warm_start(net, init, renames)
@@ -281,7 +290,8 @@ class Trainee:
             "gflop_1080p_mid": round(flops.gflop(self.cfg["variant"], self.cfg["c1"],
                                                  self.cfg["c2"], self.cfg["refine_width"],
                                                  blocks=self.cfg["blocks"],
-                                                 block0_scale=self.cfg["block0_scale"])["per_mid"],
+                                                 block0_scale=self.cfg["block0_scale"],
+                                                 convex_up=self.cfg["convex_up"])["per_mid"],
                                      2),
         }
 
@@ -383,6 +393,10 @@ def parse_args():
     ap.add_argument("--init", action="append", default=[],
                     help="NAME=FILE: a new model warm-started from another model's weights "
                          "(repeated: from several, a later file's tensors winning)")
+    ap.add_argument("--convex-up", action="append", default=[], metavar="NAME",
+                    help="NAME's refinement blocks upsample their flow and mask by RAFT's "
+                         "convex upsampling (a second deconv gives the weights) instead of "
+                         "bilinearly; --init starts it as bilinear")
     ap.add_argument("--init-rename", action="append", default=[],
                     help="NAME=OLD>NEW[,OLD>NEW...]: move the --init file's blocks first, e.g. "
                          "block1>block2,block2>block3 to put a new block1 after block0")
@@ -494,6 +508,7 @@ def main():
     models = []
     for spec in args.model:
         name, cfg, every = parse_model(spec)
+        cfg["convex_up"] = name in args.convex_up
         models.append(Trainee(name, cfg, args, device, ranks, resumes.get(name),
                               inits.get(name), renames.get(name)))
         models[-1].every = every
