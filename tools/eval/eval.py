@@ -16,6 +16,9 @@ A triplet folder holds <name>/frame0.png, frame1.png (the ground-truth middle), 
                     filter's own pixel format negotiation, RGB out); the second output frame
                     is the middle (the filter needs a frame beyond the pair to emit anything)
   MODEL FILE        `framecast pair frame0 frame2 -o mid.png -t 0.5 --model FILE --backend B`
+  torch MODEL FILE  --torch-model: the PyTorch reference (tools/framecast_model) in float32 with
+                    the large-motion pass, as `pair` runs by default, rounded to 8 bits: for
+                    model files of an architecture the runtimes do not run yet
 
 Metrics (the protocol of shared/data/README.md), computed per triplet on 8-bit RGB and
 averaged over the triplets:
@@ -25,7 +28,8 @@ averaged over the triplets:
   IE     Middlebury interpolation error: mean absolute difference over all RGB values
 
 Output: a Markdown table (stdout, and -o FILE), plus per-triplet rows with --per-triplet.
-Needs numpy and PIL (Debian's /usr/bin/python3) and `ffmpeg` on PATH for minterpolate.
+Needs numpy and PIL (Debian's /usr/bin/python3), `ffmpeg` on PATH for minterpolate and torch
+for --torch-model.
 """
 import argparse
 import json
@@ -143,6 +147,23 @@ def m_framecast(binary, model, backend, extra):
     return run
 
 
+def m_torch(path):
+    import torch  # only here: the other methods need no torch
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from framecast_model import load_model
+    net = load_model(path)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    net.to(device)
+
+    @torch.no_grad()
+    def run(f0, f2, _tmp):
+        x0, x2 = (torch.from_numpy(read_rgb(f).copy()).permute(2, 0, 1)[None].float().div(255)
+                  .to(device) for f in (f0, f2))
+        pred = net(x0, x2, 0.5, large_motion=True)
+        return (pred[0] * 255).round().clamp(0, 255).byte().permute(1, 2, 0).cpu().numpy()
+    return run
+
+
 # ------------------------------------------------------------------ main
 def group_table(root, trips, per):
     """PSNR per group when the set labels its triplets (groups.json: {triplet: {"class": ...,
@@ -169,6 +190,8 @@ def main():
     ap.add_argument("--framecast", default="", help="path of the framecast binary")
     ap.add_argument("--model", action="append", default=[], help="model file (repeatable)")
     ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--torch-model", action="append", default=[],
+                    help="model file run by the PyTorch reference (repeatable)")
     ap.add_argument("--framecast-arg", action="append", default=[],
                     help="extra argument for `framecast pair` (repeatable), e.g. --static-guard")
     ap.add_argument("--baselines", default="repeat,average,minterpolate",
@@ -193,6 +216,8 @@ def main():
         label = f"framecast {os.path.basename(m)} ({a.backend}"
         label += (" " + " ".join(a.framecast_arg) if a.framecast_arg else "") + ")"
         methods.append((label, m_framecast(a.framecast, m, a.backend, a.framecast_arg)))
+    for m in a.torch_model:
+        methods.append((f"torch {os.path.basename(m)} (f32)", m_torch(m)))
 
     lines = []
     tmp = tempfile.mkdtemp(prefix="fc-eval-")
