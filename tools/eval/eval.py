@@ -17,8 +17,8 @@ A triplet folder holds <name>/frame0.png, frame1.png (the ground-truth middle), 
                     is the middle (the filter needs a frame beyond the pair to emit anything)
   MODEL FILE        `framecast pair frame0 frame2 -o mid.png -t 0.5 --model FILE --backend B`
   torch MODEL FILE  --torch-model: the PyTorch reference (tools/framecast_model) in float32 with
-                    the large-motion pass, as `pair` runs by default, rounded to 8 bits: for
-                    model files of an architecture the runtimes do not run yet
+                    the large-motion pass, as `pair` runs by default, rounded to 8 bits as the
+                    runtime rounds: for model files of an architecture the runtimes do not run yet
 
 Metrics (the protocol of shared/data/README.md), computed per triplet on 8-bit RGB and
 averaged over the triplets:
@@ -151,16 +151,15 @@ def m_torch(path):
     import torch  # only here: the other methods need no torch
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     from framecast_model import load_model
+    from framecast_model.testdata import to_tensor, to_u8
     net = load_model(path)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     net.to(device)
 
     @torch.no_grad()
     def run(f0, f2, _tmp):
-        x0, x2 = (torch.from_numpy(read_rgb(f).copy()).permute(2, 0, 1)[None].float().div(255)
-                  .to(device) for f in (f0, f2))
-        pred = net(x0, x2, 0.5, large_motion=True)
-        return (pred[0] * 255).round().clamp(0, 255).byte().permute(1, 2, 0).cpu().numpy()
+        x0, x2 = (to_tensor(read_rgb(f)).to(device) for f in (f0, f2))
+        return to_u8(net(x0, x2, 0.5, large_motion=True)[0].cpu())
     return run
 
 

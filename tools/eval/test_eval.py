@@ -18,7 +18,7 @@ from PIL import Image
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from framecast_model import FramecastNet, save_safetensors  # noqa: E402
-from framecast_model.testdata import make_frames  # noqa: E402
+from framecast_model.testdata import make_frames, to_tensor  # noqa: E402
 
 
 class TorchModelTest(unittest.TestCase):
@@ -36,9 +36,9 @@ class TorchModelTest(unittest.TestCase):
                 os.makedirs(d)
                 for k, img in enumerate((f0, mid, f2)):
                     Image.fromarray(img).save(os.path.join(d, f"frame{k}.png"))
-                x0, x2 = (torch.from_numpy(f).permute(2, 0, 1)[None].float() / 255 for f in (f0, f2))
                 with torch.no_grad():
-                    pred = (net.eval()(x0, x2, 0.5, large_motion=True) * 255).round().clamp(0, 255)
+                    pred = net.eval()(*to_tensor(f0, f2).split(1), 0.5, large_motion=True)
+                pred = (pred * 255).round().clamp(0, 255)
                 mse = ((pred[0].permute(1, 2, 0).numpy() - mid) ** 2).mean()
                 want.append(10 * math.log10(255 ** 2 / mse))
             run = subprocess.run([sys.executable, os.path.join(HERE, "eval.py"),
