@@ -7,7 +7,8 @@ runs the C++ CLI three times (json; safetensors with --large-motion off; json wi
 --static-guard; the others with the large-motion pass, the CLI's default) at two t, and
 compares every output value with the reference's, quantized the same way. Exits 1 naming
 the variant, model, t, max error and its location if any value is more than 1 LSB off;
-prints one summary line otherwise.
+prints one summary line otherwise. --convex adds refinement blocks at scales 4, 2 and 1 that
+upsample by convex upsampling.
 
 Usage: /usr/bin/python3 tools/parity_check.py --framecast build/framecast --variant classic
 """
@@ -26,6 +27,7 @@ from framecast_model.testdata import (make_frames, random_net, read_png, to_tens
                                       to_u8, write_png)
 
 WIDTHS = {"classic": (10, 24, 0, 0), "tfact": (10, 24, 16, 0), "tfact2": (10, 24, 16, 8)}
+CONVEX_BLOCKS = [(8, 12, 4), (6, 10, 2), (6, 8, 1)]  # (c1, c2, scale): upsampling by 8, 4, 2
 SIZE = (70, 45)  # W, H: pads to 80x48
 TS = [0.3, 0.7]
 # (model file, static guard, large-motion pass)
@@ -60,7 +62,8 @@ def check(args, d):
     write_png(d / "frame0.png", f0)
     write_png(d / "frame1.png", f1)
     img0, img1 = to_tensor(f0), to_tensor(f1)
-    net = random_net(args.variant, *WIDTHS[args.variant], args.seed, img0, img1, TS)
+    net = random_net(args.variant, *WIDTHS[args.variant], args.seed, img0, img1, TS,
+                     blocks=CONVEX_BLOCKS if args.convex else (), convex_up=args.convex)
     meta = {"name": "parity_check", "seed": args.seed}
     save_model(net, d / "model", meta)
     save_safetensors(net, d / "model.safetensors", meta)
@@ -71,7 +74,7 @@ def check(args, d):
         for t, out in zip(TS, got):
             with torch.no_grad():
                 want = to_u8(ref(img0, img1, t, static_guard=guard, large_motion=large_motion)[0])
-            where = (f"variant {args.variant}, {model}, t={t}, "
+            where = (f"variant {args.variant}{' convex' if args.convex else ''}, {model}, t={t}, "
                      f"static guard {'on' if guard else 'off'}, "
                      f"large-motion pass {'on' if large_motion else 'off'}")
             if out.shape != want.shape:
@@ -84,7 +87,8 @@ def check(args, d):
                          f"channel {'RGB'[c]} (framecast {out[y, x, c]}, reference "
                          f"{want[y, x, c]}); {(err > 1).sum()} values off by more than 1 LSB")
     c1, c2, fh, rw = WIDTHS[args.variant]
-    print(f"parity ok: {args.variant} (c1={c1} c2={c2} film={fh} refine={rw}) "
+    blocks = f", convex blocks {CONVEX_BLOCKS}" if args.convex else ""
+    print(f"parity ok: {args.variant} (c1={c1} c2={c2} film={fh} refine={rw}{blocks}) "
           f"{SIZE[0]}x{SIZE[1]} t={TS}, json + safetensors, guard off/on, "
           f"large-motion pass on/off: "
           f"max error {worst} LSB")
@@ -95,6 +99,8 @@ def main():
     ap.add_argument("--framecast", required=True, type=Path, help="path of the framecast binary")
     ap.add_argument("--variant", required=True, choices=VARIANTS)
     ap.add_argument("--seed", type=int, default=0, help="model and frames seed")
+    ap.add_argument("--convex", action="store_true",
+                    help="add refinement blocks that upsample by convex upsampling")
     ap.add_argument("--keep", type=Path, help="work in this folder and keep the files")
     args = ap.parse_args()
     if args.keep:

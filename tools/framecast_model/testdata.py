@@ -9,7 +9,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from PIL import Image
 
-from .graph import FramecastNet
+from .graph import FramecastNet, bilinear_logits
 
 
 def to_tensor(*frames):
@@ -127,13 +127,15 @@ def _calibrate(net, layer, run, std, mean):
 
 @torch.no_grad()
 def random_net(variant, c1, c2, film_hidden, refine_width, seed, img0, img1, ts,
-               flow_px=3.0, blocks=()):
+               flow_px=3.0, blocks=(), convex_up=False):
     """A random FramecastNet calibrated on (img0, img1) [1, 3, H, W] at the given ts: flow
     std ~flow_px pixels around a random mean of up to +-flow_px, mask logits of std 1.5,
     each refinement block's residual ~1 px and 0.5 in mask logits, tfact2 refine logits of
-    std 0.15 (residuals of ~+-20 LSB)."""
+    std 0.15 (residuals of ~+-20 LSB). convex_up: the refinement blocks' convex upsampling
+    logits vary with std 1.5 around the bilinear ones (a warm start trained a while)."""
     torch.manual_seed(seed)
-    net = FramecastNet(variant, c1, c2, film_hidden, refine_width, blocks).eval()
+    net = FramecastNet(variant, c1, c2, film_hidden, refine_width, blocks,
+                       convex_up=convex_up).eval()
     _init(net)
     n = len(ts)
     a, b, t = img0.expand(n, -1, -1, -1), img1.expand(n, -1, -1, -1), torch.tensor(ts)
@@ -141,6 +143,10 @@ def random_net(variant, c1, c2, film_hidden, refine_width, seed, img0, img1, ts,
     std = torch.tensor([flow_px / 8] * 4 + [1.5])
     _calibrate(net, net.block0.lastconv, lambda: net(a, b, t), std, mean)
     for block, scale in net.refinement_blocks():  # in order: each sees the flows before it
+        if convex_up:
+            logits = bilinear_logits(block.convex_up)
+            _calibrate(net, block.upmask, lambda: net(a, b, t), torch.full_like(logits, 1.5),
+                       logits)
         _calibrate(net, block.lastconv, lambda: net(a, b, t),
                    torch.tensor([1.0 / (2 * scale)] * 4 + [0.5]), torch.zeros(5))
     if variant == "tfact2":
