@@ -28,7 +28,8 @@ struct Tensor {
 // A refinement block k >= 1 (the quality tier, IFNet-style): it runs at input scale `scale`
 // (its input is resampled by 1/scale), sees both frames, both frames warped by the current
 // flow, t (classic) or FiLM(t) (t-factored), the mask and the flow, and adds a residual to the
-// flow and the mask.
+// flow and the mask. The residual comes out at 1 / (2 * scale) and is upsampled to the grid
+// bilinearly, or in convex models by RAFT's convex upsampling.
 struct RefinementBlock {
   int index = 1;           // k in block{k}.*
   int scale = 2;           // 4, 2 or 1: block0 runs at 4
@@ -36,6 +37,10 @@ struct RefinementBlock {
   int c1 = 0;
   int c2 = 0;
   int film_hidden = 0;     // t-factored models: block{k}.film.*
+  // Convex models: block{k}.upmask.*, a second deconv of the trunk giving 9 f^2 softmax
+  // logits per coarse pixel for convex upsampling by f = upsample_factor().
+  bool convex = false;
+  int upsample_factor() const noexcept { return 2 * scale; }
 };
 
 // The widths of the graph, all read from the tensor shapes.

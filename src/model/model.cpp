@@ -1,5 +1,6 @@
 #include "framecast/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -159,7 +160,25 @@ ModelShape validate(const std::map<std::string, Tensor>& tensors, const std::str
     s.blocks.push_back(rb);
   }
   const auto scales = block_scales(metadata_json, s.blocks.size() + 1, source);
-  for (auto& rb : s.blocks) rb.scale = scales[rb.index];
+  // Convex models give every refinement block an upmask (the reference's convex_up), whose
+  // 9 f^2 logits per coarse pixel depend on the block's upsampling factor f = 2 * scale.
+  const auto upmask = [](const RefinementBlock& rb) {
+    return "block" + std::to_string(rb.index) + ".upmask";
+  };
+  const bool convex = std::any_of(s.blocks.begin(), s.blocks.end(), [&](const auto& rb) {
+    return tensors.count(upmask(rb) + ".weight") || tensors.count(upmask(rb) + ".bias");
+  });
+  for (auto& rb : s.blocks) {
+    rb.scale = scales[rb.index];
+    if (!convex) continue;
+    const std::string p = upmask(rb);
+    if (!tensors.count(p + ".weight") && !tensors.count(p + ".bias"))
+      v.fail(p + ".weight", "is missing: a convex model has an upmask in every refinement block");
+    const std::int64_t f = rb.upsample_factor();
+    v.expect(p + ".weight", {rb.c2, 9 * f * f, 4, 4});
+    v.expect(p + ".bias", {9 * f * f});
+    rb.convex = true;
+  }
   if (refine) {
     s.refine_width = int(v.shape_of("refine.c0.weight", 4)[0]);
     const std::int64_t r = s.refine_width;

@@ -104,6 +104,24 @@ TEST(FastOps, UpsampleFlowAndResidualMatchReference) {
   }
 }
 
+TEST(FastOps, ConvexResidualMatchesReference) {
+  std::mt19937 rng(25);
+  std::uniform_real_distribution<float> dist(-6.0f, 6.0f);
+  for (auto [w, h] : kSizes) {
+    SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+    const int pw = padded_size(w), ph = padded_size(h);
+    for (int factor : {8, 4, 2}) {  // convex models' refinement blocks at scales 4, 2 and 1
+      const Planes coarse = flow_field(pw / factor, ph / factor, 0.4f, 23);
+      Planes logits(9 * factor * factor, coarse.height, coarse.width);
+      for (auto& v : logits.values) v = dist(rng);
+      Planes fa = flow_field(pw, ph, 3.0f, 24), fb = fa;
+      fast::add_convex_residual(coarse, logits, factor, fa);
+      add_convex_residual(coarse, logits, factor, fb);
+      expect_close(fa, fb, "add_convex_residual x" + std::to_string(factor));
+    }
+  }
+}
+
 TEST(FastOps, RefinementInputMatchesReference) {
   for (auto [w, h] : kSizes) {
     SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));

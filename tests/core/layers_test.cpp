@@ -101,6 +101,64 @@ TEST(Layers, Deconv4x4Stride2AsScatter) {
   expect_planes_near(dst, expect, 1e-5f);
 }
 
+// RAFT's convex upsampling as graph.py's convex_upsample writes it, in double: softmax over the
+// 9 taps, neighbours from a copy of the coarse planes padded by replicating their edges.
+Planes naive_convex_residual(const Planes& coarse, const Planes& logits, int f, Planes field) {
+  const int h = coarse.height, w = coarse.width;
+  std::vector<double> padded(std::size_t(5) * (h + 2) * (w + 2));
+  auto pad = [&](int c, int y, int x) -> double& {
+    return padded[(std::size_t(c) * (h + 2) + y) * (w + 2) + x];
+  };
+  for (int c = 0; c < 5; ++c)
+    for (int y = 0; y < h + 2; ++y)
+      for (int x = 0; x < w + 2; ++x)
+        pad(c, y, x) = coarse.at(c, std::clamp(y - 1, 0, h - 1), std::clamp(x - 1, 0, w - 1));
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int ay = 0; ay < f; ++ay)
+        for (int ax = 0; ax < f; ++ax) {
+          double e[9], sum = 0.0;
+          for (int k = 0; k < 9; ++k) {
+            e[k] = std::exp(double(logits.at(k * f * f + ay * f + ax, y, x)));
+            sum += e[k];
+          }
+          for (int c = 0; c < 5; ++c) {
+            double v = 0.0;
+            for (int ky = 0; ky < 3; ++ky)
+              for (int kx = 0; kx < 3; ++kx) v += e[ky * 3 + kx] / sum * pad(c, y + ky, x + kx);
+            field.at(c, f * y + ay, f * x + ax) += float(c < 4 ? v * f : v);
+          }
+        }
+  return field;
+}
+
+TEST(Layers, ConvexResidualIsTheSoftmaxWeightedNeighbourhoodWithReplicatedEdges) {
+  for (int f : {2, 4, 8}) {
+    SCOPED_TRACE("factor " + std::to_string(f));
+    const int h = 5, w = 7;
+    Planes coarse(5, h, w);  // a block's residual: flows of about a pixel, mask logits of 0.5
+    const Planes noise = random_planes(5, h, w, 51);
+    for (int c = 0; c < 5; ++c)
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+          coarse.at(c, y, x) = (c < 4 ? 1.0f / float(f) : 0.5f) *
+                               (std::sin(0.9f * float(x + c) - 0.7f * float(y)) +
+                                0.5f * noise.at(c, y, x));
+    // Logits from confident to flat: a tap's weight ranges over about e^12.
+    const Planes logits = random_planes(9 * f * f, h, w, 52, -6.0f, 6.0f);
+    const Planes before = random_planes(5, h * f, w * f, 53, -3.0f, 3.0f);  // it adds to the field
+    Planes field = before;
+    add_convex_residual(coarse, logits, f, field);
+    const Planes expect = naive_convex_residual(coarse, logits, f, before);
+    for (std::size_t i = 0; i < expect.values.size(); ++i) {
+      const float want = expect.values[i];
+      ASSERT_NEAR(field.values[i], want, 1e-5f * std::max(1.0f, std::abs(want)))
+          << "plane " << i / expect.plane_size() << ", y "
+          << (i % expect.plane_size()) / expect.width << ", x " << i % expect.width;
+    }
+  }
+}
+
 TEST(Layers, QuarterPrepIsTheCentreMeanOfEachBlockWithReplicatedEdges) {
   // 30x21 frames pad to 32x32: the last quarter column and rows read replicated edges.
   const Frame f0 = io::test_pattern(30, 21, 0.0f), f1 = io::test_pattern(30, 21, 3.0f);

@@ -194,6 +194,49 @@ TEST(Model, RefinementBlocksAndTheirScales) {
   }
 }
 
+// Convex models: every refinement block has an upmask of 9 f^2 logits, f = 2 * its scale.
+TEST(Model, ConvexUpmasksAndTheirShapes) {
+  const Model bilinear = Model::load(testing::golden_dir() / "k3_tfact2_50x38" / "model.json");
+  EXPECT_FALSE(bilinear.shape().blocks[0].convex);
+  auto convex = tensors_of(bilinear);  // blocks at scales 4 and 2, of widths c2 12 and 8
+  convex["block1.upmask.weight"] = {{12, 576, 4, 4}, std::vector<float>(12 * 576 * 16, 0.1f)};
+  convex["block1.upmask.bias"] = {{576}, std::vector<float>(576, 0.2f)};
+  convex["block2.upmask.weight"] = {{8, 144, 4, 4}, std::vector<float>(8 * 144 * 16, 0.1f)};
+  convex["block2.upmask.bias"] = {{144}, std::vector<float>(144, 0.2f)};
+  const Model m = Model::from_tensors(convex, bilinear.metadata_json(), "convex");
+  EXPECT_TRUE(m.shape().blocks[0].convex);
+  EXPECT_EQ(m.shape().blocks[0].upsample_factor(), 8);
+  EXPECT_TRUE(m.shape().blocks[1].convex);
+  EXPECT_EQ(m.shape().blocks[1].upsample_factor(), 4);
+  const auto expect_error = [&](const std::map<std::string, Tensor>& tensors,
+                                const std::vector<std::string>& parts) {
+    try {
+      Model::from_tensors(tensors, bilinear.metadata_json(), "edited");
+      FAIL() << parts[0];
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::model);
+      for (const auto& part : parts)
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  auto tensors = convex;
+  tensors.erase("block2.upmask.weight");
+  tensors.erase("block2.upmask.bias");
+  expect_error(tensors, {"block2.upmask.weight", "missing", "every refinement block"});
+  tensors = convex;
+  tensors.erase("block1.upmask.bias");
+  expect_error(tensors, {"block1.upmask.bias", "missing"});
+  tensors = convex;
+  tensors["block1.upmask.weight"] = {{12, 144, 4, 4}, std::vector<float>(12 * 144 * 16, 0.1f)};
+  expect_error(tensors, {"block1.upmask.weight", "[12, 144, 4, 4]", "expected [12, 576, 4, 4]"});
+  tensors = convex;
+  tensors["block2.upmask.bias"] = convex["block1.upmask.bias"];
+  expect_error(tensors, {"block2.upmask.bias", "[576]", "expected [144]"});
+  tensors = convex;
+  tensors["block0.upmask.bias"] = convex["block1.upmask.bias"];  // block0 upsamples bilinearly
+  expect_error(tensors, {"block0.upmask.bias", "unknown tensor"});
+}
+
 TEST(Model, RefineWithoutFilmIsRejected) {
   const Model tfact2 = Model::load(testing::golden_dir() / "tfact2_37x21" / "model.json");
   auto tensors = tensors_of(tfact2);

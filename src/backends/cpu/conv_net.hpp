@@ -27,6 +27,9 @@ class ConvNet {
   virtual void film(std::span<const float> scale_shift) = 0;
   // lastconv into plain planes [5, H/8, W/8].
   virtual void decode(Planes& tmp8) = 0;
+  // A convex model's refinement block: upmask into plain planes [9 f^2, H/8, W/8], the
+  // logits of its convex upsampling by f.
+  virtual void upmask(Planes& logits) = 0;
   // refine c0..c2, each + PReLU, on [11, H/4, W/4]; plain output [R, H/4, W/4].
   virtual void refine(const Planes& rin, Planes& features) = 0;
 };

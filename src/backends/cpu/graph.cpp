@@ -31,6 +31,7 @@ struct PixelPasses {
   decltype(&cpu::frames_to_planes) frames_to_planes;
   decltype(&cpu::upsample_flow) upsample_flow;
   decltype(&cpu::add_flow_residual) add_flow_residual;
+  decltype(&cpu::add_convex_residual) add_convex_residual;
   decltype(&cpu::refinement_input) refinement_input;
   decltype(&cpu::warp_disagreement) warp_disagreement;
   decltype(&cpu::refine_prep) refine_prep;
@@ -39,13 +40,13 @@ struct PixelPasses {
 };
 
 constexpr PixelPasses kReferencePasses{
-    &cpu::frames_to_planes, &cpu::upsample_flow,    &cpu::add_flow_residual,
-    &cpu::refinement_input, &cpu::warp_disagreement, &cpu::refine_prep,
-    &cpu::refine_out,       &cpu::flow_out};
+    &cpu::frames_to_planes,    &cpu::upsample_flow,    &cpu::add_flow_residual,
+    &cpu::add_convex_residual, &cpu::refinement_input, &cpu::warp_disagreement,
+    &cpu::refine_prep,         &cpu::refine_out,       &cpu::flow_out};
 constexpr PixelPasses kFastPasses{
-    &fast::frames_to_planes, &fast::upsample_flow,    &fast::add_flow_residual,
-    &fast::refinement_input, &fast::warp_disagreement, &fast::refine_prep,
-    &fast::refine_out,       &fast::flow_out};
+    &fast::frames_to_planes,    &fast::upsample_flow,    &fast::add_flow_residual,
+    &fast::add_convex_residual, &fast::refinement_input, &fast::warp_disagreement,
+    &fast::refine_prep,         &fast::refine_out,       &fast::flow_out};
 
 const PixelPasses& passes(CpuPath path) {
   return path == CpuPath::fast ? kFastPasses : kReferencePasses;
@@ -194,8 +195,15 @@ void CpuRuntime::run_refinement_blocks(const FlowField& block0, float t) {
       if (!classic) net.film(film_params(model_, name + ".film", t));
       net.convblocks(6, 8);
       net.decode(tmp8_);
+      if (b.convex) net.upmask(logits_);
     });
-    stage(name + ".flow", [&] { ops.add_flow_residual(tmp8_, 2.0f * float(b.scale), field_); });
+    stage(name + ".flow", [&] {
+      if (b.convex) {
+        ops.add_convex_residual(tmp8_, logits_, b.upsample_factor(), field_);
+      } else {
+        ops.add_flow_residual(tmp8_, float(b.upsample_factor()), field_);
+      }
+    });
   }
 }
 

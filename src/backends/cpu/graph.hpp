@@ -57,6 +57,7 @@ class CpuRuntime final : public Runtime {
   std::unique_ptr<ConvNet> half_net_;           // block0 at 1/8: the large-motion pass
   bool half_chosen_ = false;                    // the last mid's choice
   Planes imgs_, xq_, xh_, tmp8_, tmp16_, field_, block_input_, rin_, refine_features_, residual_;
+  Planes logits_;  // a convex refinement block's upmask output
   SampleDepth depth_ = SampleDepth::u8;
   bool prepared_ = false;
   Frame second_;  // the pair's second frame, the first of prepare_next's pair

@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,8 @@ class DnnlNet final : public ConvNet {
     tmp_ = memory(act_md, engine_);
     feat0_ = memory(act_md, engine_);
     residual_ = dnnl::binary({{dnnl::algorithm::binary_add, act_md, act_md, act_md}, engine_});
-    make_decoder(b, act_md, h / 2, w / 2);
+    lastconv_ = make_deconv(b + ".lastconv", act_md, h / 2, w / 2);
+    if (model.has(b + ".upmask.weight")) upmask_ = make_deconv(b + ".upmask", act_md, h / 2, w / 2);
     if (block.refine_head) make_refine(h, w);
   }
 
@@ -120,17 +122,11 @@ class DnnlNet final : public ConvNet {
     }
   }
 
-  void decode(Planes& tmp8) override {
-    const auto dims = deconv_dst_md_.dims();
-    tmp8.reshape(5, int(dims[2]), int(dims[3]));  // the reorder below writes every value
-    memory dst(deconv_dst_md_, engine_, tmp8.values.data());
-    if (deconv_in_) dnnl::reorder(act_, deconv_in_).execute(stream_, act_, deconv_in_);
-    deconv_.execute(stream_, {{DNNL_ARG_SRC, deconv_in_ ? deconv_in_ : act_},
-                              {DNNL_ARG_WEIGHTS, deconv_weights_},
-                              {DNNL_ARG_BIAS, deconv_bias_},
-                              {DNNL_ARG_DST, deconv_out_}});
-    dnnl::reorder(deconv_out_, dst).execute(stream_, deconv_out_, dst);
-    stream_.wait();
+  void decode(Planes& tmp8) override { run(lastconv_, tmp8); }
+
+  void upmask(Planes& logits) override {
+    if (!upmask_) throw Error(ErrorKind::internal, "upmask() of a block without one");
+    run(*upmask_, logits);
   }
 
   void refine(const Planes& rin, Planes& features) override {
@@ -152,6 +148,14 @@ class DnnlNet final : public ConvNet {
     memory weights, bias, slopes;
     memory::desc src_md, dst_md;
     bool residual = false;
+  };
+
+  // A deconvolution of the trunk (lastconv, upmask) and the plain planes it writes.
+  struct Deconv {
+    dnnl::deconvolution_forward primitive;
+    memory in;  // the trunk's output as plain planes, where the deconvolution needs them
+    memory weights, bias, out;
+    memory::desc dst_md;  // plain planes
   };
 
   static memory::desc plain(const memory::dims& dims) { return {dims, dt::f32, tag::nchw}; }
@@ -248,16 +252,32 @@ class DnnlNet final : public ConvNet {
     stream_.wait();
   }
 
+  void run(Deconv& d, Planes& out) {
+    const auto dims = d.dst_md.dims();
+    out.reshape(int(dims[1]), int(dims[2]), int(dims[3]));  // the reorder below writes every value
+    memory dst(d.dst_md, engine_, out.values.data());
+    if (d.in) dnnl::reorder(act_, d.in).execute(stream_, act_, d.in);
+    d.primitive.execute(stream_, {{DNNL_ARG_SRC, d.in ? d.in : act_},
+                                  {DNNL_ARG_WEIGHTS, d.weights},
+                                  {DNNL_ARG_BIAS, d.bias},
+                                  {DNNL_ARG_DST, d.out}});
+    dnnl::reorder(d.out, dst).execute(stream_, d.out, dst);
+    stream_.wait();
+  }
+
   void copy(const memory& from, const memory& to) {
     std::memcpy(to.get_data_handle(), from.get_data_handle(), from.get_desc().get_size());
   }
 
-  void make_decoder(const std::string& block, const memory::desc& act_md, memory::dim h8,
-                    memory::dim w8) {
+  // The deconvolution `prefix` (blockK.lastconv, blockK.upmask) of the trunk into h8 x w8.
+  Deconv make_deconv(const std::string& prefix, const memory::desc& act_md, memory::dim h8,
+                     memory::dim w8) {
     const auto c2 = act_md.dims()[1];
-    const memory::dims wdims = {5, c2, 4, 4};
-    const memory::desc bias_md({5}, dt::f32, tag::x);
-    deconv_dst_md_ = plain({1, 5, h8, w8});
+    const memory::dim co = model_.tensor(prefix + ".bias").shape[0];
+    const memory::dims wdims = {co, c2, 4, 4};
+    const memory::desc bias_md({co}, dt::f32, tag::x);
+    Deconv d;
+    d.dst_md = plain({1, co, h8, w8});
     // A blocked destination keeps the deconvolution on a JIT kernel where oneDNN has one for
     // these shapes (a plain destination falls back to the reference implementation); one
     // reorder then makes the planes. Where it has none (f32 on AVX2: 5 output channels),
@@ -266,20 +286,21 @@ class DnnlNet final : public ConvNet {
     auto make = [&](const memory::desc& src, tag dst) {
       const dnnl::deconvolution_forward::desc desc(
           dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, src,
-          any(wdims), bias_md, {{1, 5, h8, w8}, dt::f32, dst}, {2, 2}, {1, 1}, {1, 1});
+          any(wdims), bias_md, {{1, co, h8, w8}, dt::f32, dst}, {2, 2}, {1, 1}, {1, 1});
       return dnnl::deconvolution_forward::primitive_desc(desc, engine_);
     };
     auto pd = make(act_md, act_dt_ == dt::f32 ? f32_blocked() : tag::any);
     if (std::string(pd.impl_info_str()).starts_with("ref")) {
       const memory::desc plain_act = {act_md.dims(), act_dt_, tag::nchw};
       pd = make(plain_act, tag::nchw);
-      deconv_in_ = memory(plain_act, engine_);
+      d.in = memory(plain_act, engine_);
     }
-    deconv_ = dnnl::deconvolution_forward(pd);
-    deconv_out_ = memory(pd.dst_desc(), engine_);
+    d.primitive = dnnl::deconvolution_forward(pd);
+    d.out = memory(pd.dst_desc(), engine_);
     // PyTorch's ConvTranspose2d keeps [in, out, kh, kw]: oneDNN's iohw.
-    deconv_weights_ = packed({wdims, dt::f32, tag::iohw}, pd.weights_desc(), block + ".lastconv.weight");
-    deconv_bias_ = user_memory(bias_md, block + ".lastconv.bias");
+    d.weights = packed({wdims, dt::f32, tag::iohw}, pd.weights_desc(), prefix + ".weight");
+    d.bias = user_memory(bias_md, prefix + ".bias");
+    return d;
   }
 
   void make_refine(memory::dim h4, memory::dim w4) {
@@ -300,14 +321,13 @@ class DnnlNet final : public ConvNet {
   const dt act_dt_;
   dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream_{engine_};
-  memory::desc xq_md_, deconv_dst_md_;
+  memory::desc xq_md_;
   Conv conv0a_, conv0b_;
   std::vector<Conv> blocks_, refine_;
   memory xq_, f8_, act_, tmp_, feat0_, trunk_, refine_in_, refine_a_, refine_b_;
   dnnl::binary residual_;  // the trunk's residual: dst += feat0
-  dnnl::deconvolution_forward deconv_;
-  memory deconv_in_;  // the trunk's output as plain planes, where the deconvolution needs them
-  memory deconv_weights_, deconv_bias_, deconv_out_;
+  Deconv lastconv_;
+  std::optional<Deconv> upmask_;  // convex models' refinement blocks
 };
 
 }  // namespace

@@ -33,11 +33,8 @@ class ReferenceNet final : public ConvNet {
   void restore_trunk() override { act_ = trunk_; }
   void film(std::span<const float> scale_shift) override { apply_film(act_, scale_shift); }
 
-  void decode(Planes& tmp8) override {
-    tmp8 = Planes(5, act_.height * 2, act_.width * 2);
-    deconv4x4s2(act_, model_.tensor(name_ + ".lastconv.weight").values.data(),
-                model_.tensor(name_ + ".lastconv.bias").values.data(), tmp8);
-  }
+  void decode(Planes& tmp8) override { deconv("lastconv", tmp8); }
+  void upmask(Planes& logits) override { deconv("upmask", logits); }
 
   void refine(const Planes& rin, Planes& features) override {
     const int r = model_.shape().refine_width;
@@ -55,6 +52,14 @@ class ReferenceNet final : public ConvNet {
     conv3x3(src, model_.tensor(prefix + ".weight").values.data(),
             model_.tensor(prefix + ".bias").values.data(), model_.tensor(prelu).values.data(),
             stride, Padding::zero, dst);
+  }
+
+  // The trunk through the block's deconv `layer` (lastconv, upmask) into plain planes.
+  void deconv(const std::string& layer, Planes& out) const {
+    const Tensor& bias = model_.tensor(name_ + "." + layer + ".bias");
+    out = Planes(int(bias.numel()), act_.height * 2, act_.width * 2);
+    deconv4x4s2(act_, model_.tensor(name_ + "." + layer + ".weight").values.data(),
+                bias.values.data(), out);
   }
 
   const Model& model_;

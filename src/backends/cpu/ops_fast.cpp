@@ -362,6 +362,19 @@ void deinterleave(const Sample* rgb, int width, float scale, float* b, float* g,
   }
 }
 
+// One channel's convex sums along a coarse row: sums[x] = the weights[k][x]-weighted sum of
+// the 3x3 neighbours k = ky * 3 + kx, read from edge-padded rows[ky] at x + kx, summed in k's
+// order as the reference does.
+FRAMECAST_ROW_CLONES
+void convex_sums(int n, const float* const* weights, const float* const* rows,
+                 float* __restrict sums) {
+  for (int x = 0; x < n; ++x) {
+    float sum = 0.0f;
+    for (int k = 0; k < 9; ++k) sum += weights[k][x] * rows[k / 3][x + k % 3];
+    sums[x] = sum;
+  }
+}
+
 }  // namespace
 
 void frames_to_planes(const Frame& frame0, const Frame& frame1, Planes& imgs) {
@@ -413,6 +426,46 @@ void add_flow_residual(const Planes& coarse, float factor, Planes& field) {
           const float* r = s.rows.row(c);
           float* f = field.row(c, y);
           for (int x = 0; x < w; ++x) f[x] += r[x] * scale;
+        }
+      });
+}
+
+void add_convex_residual(const Planes& coarse, const Planes& logits, int factor, Planes& field) {
+  const int h = coarse.height, w = coarse.width, f = factor;
+  // Per coarse row: the rows above, at and below it of each channel with a replicated column
+  // either side ([c][ky], w + 2 values each), the softmax weights of one sub-pixel along the row
+  // ([k], w each), and one output channel's sub-pixel values before they go to every f-th column.
+  struct State {
+    Rows padded, weights;
+    std::vector<float> sums;
+  };
+  parallel_rows(
+      h, [&] { return State{{15, w + 2}, {9, w}, std::vector<float>(std::size_t(w))}; },
+      [&](State& s, int y) {
+        for (int c = 0; c < 5; ++c)
+          for (int ky = 0; ky < 3; ++ky) {
+            const float* src = coarse.row(c, std::clamp(y + ky - 1, 0, h - 1));
+            float* dst = s.padded.row(c * 3 + ky);
+            dst[0] = src[0];
+            std::copy(src, src + w, dst + 1);
+            dst[w + 1] = src[w - 1];
+          }
+        for (int ay = 0; ay < f; ++ay) {
+          for (int ax = 0; ax < f; ++ax) {
+            for (int x = 0; x < w; ++x) {
+              float l[9];
+              for (int k = 0; k < 9; ++k) l[k] = logits.row((k * f + ay) * f + ax, y)[x];
+              pixel::softmax9(l);
+              for (int k = 0; k < 9; ++k) s.weights.row(k)[x] = l[k];
+            }
+            for (int c = 0; c < 5; ++c) {
+              convex_sums(w, s.weights.pointers.data(), s.padded.pointers.data() + c * 3,
+                          s.sums.data());
+              const float scale = c < 4 ? float(f) : 1.0f;  // x * 1 is exact: the mask as it is
+              float* out = field.row(c, f * y + ay) + ax;
+              for (int x = 0; x < w; ++x) out[std::size_t(x) * f] += s.sums[std::size_t(x)] * scale;
+            }
+          }
         }
       });
 }

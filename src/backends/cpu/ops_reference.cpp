@@ -198,6 +198,32 @@ void add_flow_residual(const Planes& coarse, float factor, Planes& field) {
   add_in_place(field, up);
 }
 
+void add_convex_residual(const Planes& coarse, const Planes& logits, int factor, Planes& field) {
+  const int h = coarse.height, w = coarse.width, f = factor;
+#pragma omp parallel for
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      float neighbours[5][9];
+      for (int c = 0; c < 5; ++c)
+        for (int k = 0; k < 9; ++k)
+          neighbours[c][k] = coarse.at(c, std::clamp(y + k / 3 - 1, 0, h - 1),
+                                       std::clamp(x + k % 3 - 1, 0, w - 1));
+      for (int ay = 0; ay < f; ++ay) {
+        for (int ax = 0; ax < f; ++ax) {
+          float weights[9];
+          for (int k = 0; k < 9; ++k) weights[k] = logits.at((k * f + ay) * f + ax, y, x);
+          pixel::softmax9(weights);
+          for (int c = 0; c < 5; ++c) {
+            float sum = 0.0f;
+            for (int k = 0; k < 9; ++k) sum += weights[k] * neighbours[c][k];
+            field.at(c, f * y + ay, f * x + ax) += c < 4 ? sum * float(f) : sum;
+          }
+        }
+      }
+    }
+  }
+}
+
 void refinement_input(const Planes& imgs, const Planes& field, bool with_t, float t, int scale,
                       Planes& input) {
   const int w = field.width, h = field.height;

@@ -69,6 +69,12 @@ void resize_bilinear(const Planes& src, int width, int height, Planes& dst);
 void upsample_flow(const Planes& coarse, int width, int height, float factor, Planes& field);
 // field += the coarse output upsampled by `factor` onto it: a refinement block's residual.
 void add_flow_residual(const Planes& coarse, float factor, Planes& field);
+// The same by RAFT's convex upsampling (graph.py's convex_upsample), for convex models: the
+// field (factor times the coarse size) gets at (factor * y + ay, factor * x + ax) the 3x3
+// neighbourhood of coarse pixel (y, x), edges replicated, weighted by the softmax over its 9
+// taps k = ky * 3 + kx of logits[k * factor^2 + ay * factor + ax] ([9 factor^2, h, w]);
+// flows multiplied by `factor`, mask logits as they are.
+void add_convex_residual(const Planes& coarse, const Planes& logits, int factor, Planes& field);
 
 // A refinement block's input at 1/scale of the padded grid: both frames, both frames warped
 // by the field's flows, t (when `with_t`), the mask logits, and the flows divided by scale.

@@ -18,6 +18,18 @@ inline float mix(float a, float b, float f) { return a * (1.0f - f) + b * f; }
 
 inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
+// Softmax in place, as PyTorch computes it: exp(x - max), divided by the sum of those.
+inline void softmax9(float (&x)[9]) {
+  float max = x[0];
+  for (int k = 1; k < 9; ++k) max = std::max(max, x[k]);
+  float sum = 0.0f;
+  for (float& v : x) {
+    v = std::exp(v - max);
+    sum += v;
+  }
+  for (float& v : x) v /= sum;
+}
+
 inline float smoothstep(float e0, float e1, float x) {
   const float t = std::clamp((x - e0) / (e1 - e0), 0.0f, 1.0f);
   return t * t * (3.0f - 2.0f * t);
