@@ -94,6 +94,39 @@ TEST(CpuPaths, WideClassicModelStageByStage) {
   compare_nets(Model::random_classic(24, 48, 3), 70, 45);
 }
 
+// Convex models' refinement blocks: both deconvolutions of the trunk, lastconv and upmask.
+TEST(CpuPaths, ConvexRefinementBlocksStageByStage) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const char* name : {"cx_k3_classic_50x38", "cx_k2_tfact2_37x21_guard"}) {
+    const auto dir = testing::golden_dir() / name;
+    const auto file = testing::read_json(dir / "case.json")["model"].get<std::string>();
+    const Model model = Model::load(dir / file);
+    for (const RefinementBlock& b : model.shape().blocks) {
+      SCOPED_TRACE(std::string(name) + " block" + std::to_string(b.index));
+      ASSERT_TRUE(b.convex);
+      const BlockSpec spec{"block" + std::to_string(b.index), padded_size(77) / b.scale,
+                           padded_size(45) / b.scale};
+      auto fast = make_dnnl_net(model, spec);
+      auto ref = make_reference_net(model, spec);
+      Planes input(b.input_channels, spec.input_height, spec.input_width);
+      for (auto& v : input.values) v = dist(rng);
+      for (ConvNet* net : {fast.get(), ref.get()}) {
+        net->encode(input);
+        net->convblocks(0, 8);
+      }
+      Planes fast_out, ref_out;
+      fast->decode(fast_out);
+      ref->decode(ref_out);
+      expect_close(fast_out, ref_out, "lastconv");
+      fast->upmask(fast_out);
+      ref->upmask(ref_out);
+      EXPECT_EQ(ref_out.channels, 9 * b.upsample_factor() * b.upsample_factor());
+      expect_close(fast_out, ref_out, "upmask");
+    }
+  }
+}
+
 // Two runs' frames at each t differ by at most max_error steps and mean_error on average.
 void expect_frames_close(const std::vector<Frame>& a, const std::vector<Frame>& b,
                          const std::vector<float>& ts, int max_error, double mean_error) {
@@ -124,7 +157,8 @@ TEST(CpuPaths, EndToEndFastMatchesReferenceWithinOneLsb) {
 // odd size, 8-bit: the convolutions' summation order moves a few samples by one step.
 TEST(CpuPaths, EndToEndEveryVariantFastMatchesReference) {
   for (const char* name : {"tfact_37x21", "tfact2_64x48_guard", "k3_tfact2_50x38",
-                           "k3_classic_37x21_guard"}) {
+                           "k3_classic_37x21_guard", "cx_k3_classic_50x38",
+                           "cx_k2_tfact2_37x21_guard"}) {
     SCOPED_TRACE(name);
     const auto dir = testing::golden_dir() / name;
     const auto model_file = dir / testing::read_json(dir / "case.json")["model"].get<std::string>();
