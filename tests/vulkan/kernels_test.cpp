@@ -255,12 +255,14 @@ TEST(Kernels, PipelinesReportTheDriversStatistics) {
 TEST(Kernels, DeconvMatchesReference) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   KernelRunner r(context);
-  const int co = 5;
-  // Planes that are not whole workgroups (8 x 4 input pixels), and channel counts that the
-  // threads sharing a pixel (8, 8, 2) do not divide.
-  for (auto [ci, iw, ih] : {std::array{20, 7, 5}, std::array{37, 19, 10}, std::array{3, 9, 13}})
+  // Planes that are not whole workgroups (8 x 4 input pixels), and input channel counts that
+  // the threads sharing a pixel (8, 8, 2; 4 where shared memory runs out) do not divide. A
+  // flow block's lastconv has 5 outputs; a convex block's upmask 9 f^2, in blocks of 12.
+  for (auto [ci, co, iw, ih] : {std::array{20, 5, 7, 5}, std::array{37, 5, 19, 10},
+                                std::array{3, 5, 9, 13}, std::array{20, 36, 7, 5},
+                                std::array{37, 144, 19, 10}, std::array{3, 576, 9, 13}})
   for (Storage storage : storages(*context)) {
-    SCOPED_TRACE(::testing::Message() << ci << " channels, " << iw << "x" << ih);
+    SCOPED_TRACE(::testing::Message() << ci << " -> " << co << " channels, " << iw << "x" << ih);
     const auto src = rounded(random_values(std::size_t(ci) * iw * ih, -1.0f, 1.0f, 11), storage);
     const auto weight = random_values(std::size_t(ci) * co * 16, -0.2f, 0.2f, 12);
     const auto bias = random_values(co, -0.1f, 0.1f, 13);
@@ -270,7 +272,7 @@ TEST(Kernels, DeconvMatchesReference) {
     Buffer dst = r.output(want.values.size() * 4);
     auto p = make_deconv(r.shared(), storage, ci, co, iw, ih);
     r.run(*p, {&bsrc, &bw, &bb, &dst}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
-      cmd.dispatch(*p, set, {std::uint32_t(iw), std::uint32_t(ih), 1});
+      cmd.dispatch(*p, set, deconv_elements(co, iw, ih));
     });
     // The output is f32 in both precisions: only the input was rounded.
     expect_matches(r.download(dst, want.values.size()), want.values, Storage::f32, "deconv");

@@ -114,8 +114,7 @@ void FlowBlock::record_film(CommandBuffer& cmd, int slot) const {
 }
 
 void FlowBlock::record_deconv(CommandBuffer& cmd) const {
-  cmd.dispatch(*deconv_pipeline_, deconv_set_,
-               {std::uint32_t(plane_w()), std::uint32_t(plane_h()), 1});
+  cmd.dispatch(*deconv_pipeline_, deconv_set_, deconv_elements(5, plane_w(), plane_h()));
   cmd.mark(layout_.label + "deconv");
 }
 

@@ -202,16 +202,39 @@ std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> conte
                                     sizeof(PrepQuarterPush), k, Extent3{8, 8, 1});
 }
 
+namespace {
+
+// Output channels per deconv workgroup: all of a flow block's 5; of a convex upmask's 9 f^2
+// (36, 144, 576) 12, which keep 48 sums per thread and 6 KiB of shared memory per slice.
+int deconv_channel_block(int co) {
+  return co <= 12 ? co : largest_divisor(co, {12, 9, 8, 6, 5, 4, 3, 2});
+}
+
+}  // namespace
+
 std::unique_ptr<Pipeline> make_deconv(std::shared_ptr<const Context> context, Storage storage,
                                       int ci, int co, int in_w, int in_h) {
+  const int cob = deconv_channel_block(co);
+  const std::int64_t groups_z = co / cob;
   // Threads per input pixel: enough for about 64k threads in all, at most 8 (20 KiB of shared
-  // partial sums) and at most one per input channel.
+  // partial sums for 5 channels), at most one per input channel, and within shared memory.
+  const auto shared = [&](int split) { return std::size_t(split) * cob * 8 * 16 * 4; };
   int split = 1;
-  while (split < 8 && split * 2 <= ci && std::int64_t(in_w) * in_h * split < 65536) split *= 2;
+  while (split < 8 && split * 2 <= ci && std::int64_t(in_w) * in_h * groups_z * split < 65536 &&
+         shared(split * 2) <= context->caps().max_shared_memory)
+    split *= 2;
+  if (shared(split) > context->caps().max_shared_memory)
+    throw Error(ErrorKind::unsupported, "the deconv kernel needs " +
+                                            std::to_string(shared(split)) +
+                                            " bytes of shared memory, more than the device has");
   SpecConstants k;
-  k.add(ci).add(co).add(in_w).add(in_h).add(split);
+  k.add(ci).add(co).add(in_w).add(in_h).add(split).add(cob);
   return std::make_unique<Pipeline>(std::move(context), module("deconv", storage), 4, 0, k,
-                                    Extent3{8, 4, 1});
+                                    Extent3{8, 4, std::uint32_t(cob)});
+}
+
+Extent3 deconv_elements(int co, int in_w, int in_h) {
+  return {std::uint32_t(in_w), std::uint32_t(in_h), std::uint32_t(co)};
 }
 
 std::unique_ptr<Pipeline> make_film(std::shared_ptr<const Context> context, Storage storage, int c,

@@ -124,9 +124,11 @@ std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> conte
                                             Storage storage, int w, int h, int qw, int qh,
                                             int channels, int scale = 4);
 // Bindings: src [ci, in_h, in_w], weights f32 [ci, co, 4, 4], bias f32, dst f32
-// [co, 2 in_h, 2 in_w]. Dispatch {in_w, in_h, 1}: a thread group per input pixel.
+// [co, 2 in_h, 2 in_w]. Dispatch deconv_elements: a thread group per input pixel and block of
+// output channels (one block for a flow block's 5; convex upmasks' 9 f^2 come in several).
 std::unique_ptr<Pipeline> make_deconv(std::shared_ptr<const Context> context, Storage storage,
                                       int ci, int co, int in_w, int in_h);
+Extent3 deconv_elements(int co, int in_w, int in_h);
 // Bindings: src, params f32 [slots][2c], dst. Push FilmPush. dispatch_linear(c * n).
 struct FilmPush {
   std::int32_t slot;
