@@ -478,11 +478,40 @@ TEST(Kernels, FlowAccumulateMatchesReference) {
     }
     Buffer bc = r.upload(coarse), field = r.upload(before);
     auto p = make_flow_accumulate(r.shared(), pw, ph, factor, accumulate);
-    r.run(*p, {&bc, &field}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+    r.run(*p, {&bc, &field, &bc}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
       cmd.dispatch(*p, set, {std::uint32_t(pw), std::uint32_t(ph), 1});
     });
     expect_matches(r.download(field, want.values.size()), want.values, Storage::f32,
                    "flow_accumulate x" + std::to_string(factor));
+  }
+}
+
+// A convex block's output added by convex upsampling (x8, x4, x2: scales 4, 2, 1), against
+// add_convex_residual: logits over +-6 (softmax weights from near one-hot to near uniform),
+// and all of them 120 higher, where exp() alone overflows float; coarse planes of 6x4 to
+// 24x16, so that many outputs read a replicated edge.
+TEST(Kernels, ConvexAccumulateMatchesReference) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  const int pw = 48, ph = 32;
+  for (int factor : {8, 4, 2})
+  for (float shift : {0.0f, 120.0f}) {
+    SCOPED_TRACE("x" + std::to_string(factor) + ", logits + " + std::to_string(shift));
+    const int cw = pw / factor, ch = ph / factor, taps = 9 * factor * factor;
+    const auto coarse = flow_field(cw, ch, 91 + unsigned(factor));
+    auto logits = random_values(std::size_t(taps) * cw * ch, -6.0f, 6.0f, 101 + unsigned(factor));
+    for (float& v : logits) v += shift;
+    const auto before = full_field(pw, ph, 111);
+    Planes want = planes(5, ph, pw, before);
+    cpu::add_convex_residual(planes(5, ch, cw, coarse), planes(taps, ch, cw, logits), factor,
+                             want);
+    Buffer bc = r.upload(coarse), bl = r.upload(logits), field = r.upload(before);
+    auto p = make_flow_accumulate(r.shared(), pw, ph, factor, true, true);
+    r.run(*p, {&bc, &field, &bl}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+      cmd.dispatch(*p, set, {std::uint32_t(pw), std::uint32_t(ph), 1});
+    });
+    expect_matches(r.download(field, want.values.size()), want.values, Storage::f32,
+                   "convex accumulate x" + std::to_string(factor));
   }
 }
 

@@ -315,10 +315,10 @@ std::unique_ptr<Pipeline> make_flow_choose(std::shared_ptr<const Context> contex
 }
 
 std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context, int pw,
-                                               int ph, int factor, bool accumulate) {
+                                               int ph, int factor, bool accumulate, bool convex) {
   SpecConstants k;
-  k.add(pw).add(ph).add(factor).add(accumulate);
-  return std::make_unique<Pipeline>(std::move(context), "flow_accumulate_f32", 2, 0, k,
+  k.add(pw).add(ph).add(factor).add(accumulate).add(convex);
+  return std::make_unique<Pipeline>(std::move(context), "flow_accumulate_f32", 3, 0, k,
                                     Extent3{8, 8, 1});
 }
 

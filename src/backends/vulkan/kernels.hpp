@@ -165,10 +165,14 @@ std::unique_ptr<Pipeline> make_block_input(std::shared_ptr<const Context> contex
                                            Storage storage, int w, int h, int pw, int ph,
                                            int scale, bool with_t);
 // A block's coarse output upsampled by `factor` (2 x its scale) into the full-resolution flow
-// field: written, or added when `accumulate`. Bindings: coarse f32 [5, ph / factor, pw /
-// factor], field f32 [5, ph, pw]. Dispatch {pw, ph, 1}.
+// field: written, or added when `accumulate`; bilinearly, or when `convex` by RAFT's convex
+// upsampling under the block's upmask logits (ops_reference's add_convex_residual).
+// Bindings: coarse f32 [5, ph / factor, pw / factor], field f32 [5, ph, pw], logits f32
+// [9 factor^2, ph / factor, pw / factor] (bind coarse again when not `convex`).
+// Dispatch {pw, ph, 1}.
 std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context, int pw,
-                                               int ph, int factor, bool accumulate);
+                                               int ph, int factor, bool accumulate,
+                                               bool convex = false);
 
 // The large-motion pass (large_motion.hpp). warp_disagreement: one block0 output [5, fh, fw]
 // upsampled by `factor`; one partial sum per 16x16 pixels of the w x h frame, at

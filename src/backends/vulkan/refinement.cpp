@@ -43,7 +43,7 @@ void RefinementChain::build(const std::shared_ptr<const Context>& context,
     const BufferRange in[] = {field.range(), img0.range(), img1.range(), block.input().range()};
     stage.input_set = sets.allocate(*stage.input, in);
     stage.accumulate = make_flow_accumulate(context, padded_w_, padded_h_, 2 * stage.scale, true);
-    const BufferRange acc[] = {block.output().range(), field.range()};
+    const BufferRange acc[] = {block.output().range(), field.range(), block.output().range()};
     stage.accumulate_set = sets.allocate(*stage.accumulate, acc);
   }
 }

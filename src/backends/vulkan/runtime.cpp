@@ -237,7 +237,8 @@ void GraphRuntime::build_descriptor_sets() {
     prep_quarter_set_ = d.allocate(*prep_quarter_, r);
   }
   if (field_init_) {
-    const BufferRange r[] = {block0_->output().range(), field_.range()};
+    const BufferRange coarse = block0_->output().range();
+    const BufferRange r[] = {coarse, field_.range(), coarse};  // bilinear: no logits
     field_init_set_ = d.allocate(*field_init_, r);
   }
   if (refine_) {

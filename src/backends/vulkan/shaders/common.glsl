@@ -17,3 +17,16 @@ float lerp(float a, float b, float f) { return a * (1.0 - f) + b * f; }
 vec3 lerp(vec3 a, vec3 b, float f) { return a * (1.0 - f) + b * f; }
 
 float sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }
+
+// Softmax in place as the CPU's pixel::softmax9 and PyTorch compute it: exp(x - max), divided
+// by the sum of those, so that large logits cannot overflow.
+void softmax9(inout float x[9]) {
+  float m = x[0];
+  [[unroll]] for (int k = 1; k < 9; ++k) m = max(m, x[k]);
+  float sum = 0.0;
+  [[unroll]] for (int k = 0; k < 9; ++k) {
+    x[k] = exp(x[k] - m);
+    sum += x[k];
+  }
+  [[unroll]] for (int k = 0; k < 9; ++k) x[k] /= sum;
+}

@@ -1,9 +1,15 @@
 #version 450
 // The full-resolution flow field [5, FH, FW] f32 of models with refinement blocks: a block's
-// coarse output [5, FH / FACTOR, FW / FACTOR] upsampled by FACTOR (bilinear, align_corners=
-// false), flows times FACTOR, mask logits as they are; written (block0) or added (block k).
-// FACTOR is 2 x the block's scale both ways: its deconv output has 1 / (2 scale) of the padded
-// size, and the flows are in pixels of that plane doubled.
+// coarse output [5, FH / FACTOR, FW / FACTOR] upsampled by FACTOR, flows times FACTOR, mask
+// logits as they are; written (block0) or added (block k). FACTOR is 2 x the block's scale
+// both ways: its deconv output has 1 / (2 scale) of the padded size, and the flows are in
+// pixels of that plane doubled.
+//
+// Bilinear (align_corners=false), or with CONVEX RAFT's convex upsampling (graph.py's
+// convex_upsample, the CPU's add_convex_residual): the output at (FACTOR Y + ay, FACTOR X + ax)
+// is the 3x3 neighbourhood of coarse pixel (Y, X), edges replicated, weighted by the softmax
+// of the 9 logits [(k FACTOR + ay) FACTOR + ax] at (Y, X) that the block's upmask wrote, tap
+// k = ky * 3 + kx.
 #include "common.glsl"
 #include "bilinear.glsl"
 
@@ -12,23 +18,49 @@ layout(constant_id = 0) const int FW = 1;  // padded size
 layout(constant_id = 1) const int FH = 1;
 layout(constant_id = 2) const int FACTOR = 8;
 layout(constant_id = 3) const bool ACCUMULATE = false;
+layout(constant_id = 4) const bool CONVEX = false;
 
 layout(std430, binding = 0) readonly buffer Coarse { float coarse[]; };
 layout(std430, binding = 1) buffer Field { float field[]; };
+layout(std430, binding = 2) readonly buffer Logits { float logits[]; };  // CONVEX only
 
 #define READ_COARSE(i) coarse[i]
 DEFINE_BILINEAR(coarse_at, READ_COARSE)
 
+const int CW = FW / FACTOR, CH = FH / FACTOR;
+
+// The 5 upsampled values at full-resolution pixel (x, y), before the flows' scaling.
+void upsampled(int x, int y, out float v[5]) {
+  if (!CONVEX) {
+    float scale = float(FACTOR);
+    float sx = (float(x) + 0.5) / scale - 0.5, sy = (float(y) + 0.5) / scale - 0.5;
+    [[unroll]] for (int c = 0; c < 5; ++c) v[c] = coarse_at(c * CW * CH, CW, CH, sx, sy);
+    return;
+  }
+  int cx = x / FACTOR, cy = y / FACTOR, ax = x % FACTOR, ay = y % FACTOR;
+  int plane = CW * CH, at = cy * CW + cx;
+  float w[9];
+  [[unroll]] for (int k = 0; k < 9; ++k)
+    w[k] = logits[((k * FACTOR + ay) * FACTOR + ax) * plane + at];
+  softmax9(w);
+  int xs[3] = int[3](max(cx - 1, 0), cx, min(cx + 1, CW - 1));
+  int ys[3] = int[3](max(cy - 1, 0), cy, min(cy + 1, CH - 1));
+  [[unroll]] for (int c = 0; c < 5; ++c) {
+    float sum = 0.0;
+    [[unroll]] for (int k = 0; k < 9; ++k)
+      sum += w[k] * coarse[c * plane + ys[k / 3] * CW + xs[k % 3]];
+    v[c] = sum;
+  }
+}
+
 void main() {
   int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
   if (x >= FW || y >= FH) return;
-  int cw = FW / FACTOR, ch = FH / FACTOR;
-  float scale = float(FACTOR);
-  float sx = (float(x) + 0.5) / scale - 0.5, sy = (float(y) + 0.5) / scale - 0.5;
+  float v[5];
+  upsampled(x, y, v);
   int i = y * FW + x, plane = FW * FH;
   [[unroll]] for (int c = 0; c < 5; ++c) {
-    float v = coarse_at(c * cw * ch, cw, ch, sx, sy);
-    if (c < 4) v *= scale;
-    field[c * plane + i] = ACCUMULATE ? field[c * plane + i] + v : v;
+    if (c < 4) v[c] *= float(FACTOR);
+    field[c * plane + i] = ACCUMULATE ? field[c * plane + i] + v[c] : v[c];
   }
 }
