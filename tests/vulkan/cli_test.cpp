@@ -71,7 +71,7 @@ TEST_P(PairVulkan, MatchesGoldenOutputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, PairVulkan,
-                         ::testing::ValuesIn(testing::vulkan_golden_cases()));
+                         ::testing::ValuesIn(framecast::testing::golden_cases()));
 
 TEST(VulkanCli, TuneWritesItsCacheAndBenchUsesIt) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);

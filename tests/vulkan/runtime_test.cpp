@@ -3,7 +3,6 @@
 // f32 must stay within 1 LSB of the reference; f16 within a mean error of 0.1 LSB.
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <set>
 #include <string>
 
@@ -73,10 +72,10 @@ void expect_close(const Frame& actual, const Frame& expected, Precision precisio
   }
 }
 
-// The golden cases whose models have refinement blocks, of those the backend runs.
+// The golden cases whose models have refinement blocks.
 std::vector<std::string> refinement_cases() {
   std::vector<std::string> names;
-  for (const auto& name : testing::vulkan_golden_cases()) {
+  for (const auto& name : golden_cases()) {
     const auto spec = framecast::testing::read_json(golden_dir() / name / "case.json");
     const Model model = Model::load(golden_dir() / name / spec["model"].get<std::string>());
     if (!model.shape().blocks.empty()) names.push_back(name);
@@ -122,7 +121,7 @@ TEST_P(GoldenVulkan, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, GoldenVulkan,
-                         ::testing::Combine(::testing::ValuesIn(testing::vulkan_golden_cases()),
+                         ::testing::Combine(::testing::ValuesIn(golden_cases()),
                                             ::testing::Values(Precision::f32, Precision::f16)),
                          [](const auto& p) {
                            return std::get<0>(p.param) +
@@ -134,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, GoldenVulkan,
 TEST(VulkanRuntime, RefinementBlocksRunOnTheGpu) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   const auto names = refinement_cases();
-  ASSERT_EQ(names.size(), 6u);
+  ASSERT_EQ(names.size(), 8u);
   for (const auto& name : names) {
     const auto dir = golden_dir() / name;
     const auto spec = framecast::testing::read_json(dir / "case.json");
@@ -160,30 +159,74 @@ TEST(VulkanRuntime, RefinementBlocksRunOnTheGpu) {
   }
 }
 
-// Convex models (blockK.upmask) have no Vulkan kernel yet: the backend says so, asked for by
-// name it refuses them naming the upmask, and `auto` runs them on the CPU with a warning.
-TEST(VulkanRuntime, ConvexModelsAreRefused) {
+// `model` without its upmasks: the same weights, upsampled bilinearly.
+Model bilinear_twin(const Model& model) {
+  auto tensors = model.tensors();
+  std::erase_if(tensors,
+                [](const auto& t) { return t.first.find(".upmask.") != std::string::npos; });
+  return Model::from_tensors(std::move(tensors), model.metadata_json(),
+                             "bilinear " + model.source());
+}
+
+// Convex models run on the Vulkan backend by their convex upsampling: asked for by name or by
+// `auto`, nothing moves them to the CPU; their refinement blocks time an upmask stage; and
+// their frames are the CPU reference's (within 1 LSB; also with the large-motion pass), where
+// the same weights upsampled bilinearly give frames more than a step away on average, on both
+// backends.
+TEST(VulkanRuntime, ConvexModelsRunOnTheGpu) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
-  const Model model = golden_model("cx_k2_tfact2_37x21_guard");
-  std::string why;
-  EXPECT_FALSE(make_vulkan_backend(-1)->supports(model, why));
-  EXPECT_NE(why.find("block1.upmask"), std::string::npos) << why;
-  for (const auto& make : std::vector<std::function<void()>>{
-           [&] { Engine(golden_model("cx_k2_tfact2_37x21_guard"), {"vulkan", -1}, {}); },
-           [&] { GraphRuntime(context, model, 37, 21, {}); }}) {
-    try {
-      make();
-      ADD_FAILURE() << "a convex model ran on the Vulkan backend";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::unsupported) << e.what();
-      EXPECT_NE(std::string(e.what()).find("convex upsampling (block1.upmask)"), std::string::npos)
-          << e.what();
+  for (const char* name : {"cx_k3_classic_50x38", "cx_k2_tfact2_37x21_guard"}) {
+    SCOPED_TRACE(name);
+    const auto dir = golden_dir() / name;
+    const auto spec = framecast::testing::read_json(dir / "case.json");
+    const Model model = golden_model(name), twin = bilinear_twin(model);
+    ASSERT_TRUE(model.shape().blocks.at(0).convex);
+    ASSERT_FALSE(twin.shape().blocks.at(0).convex);
+    std::string why;
+    EXPECT_TRUE(make_vulkan_backend(-1)->supports(model, why)) << why;
+    Engine engine(golden_model(name), {"vulkan", -1}, {});
+    EXPECT_EQ(engine.backend_name(), "vulkan");
+    EXPECT_TRUE(engine.backend_warning().empty()) << engine.backend_warning();
+    Engine automatic(golden_model(name), {"auto", context->caps().index}, {});
+    EXPECT_EQ(automatic.backend_warning().find("upmask"), std::string::npos)
+        << automatic.backend_warning();
+
+    const bool guard = spec["static_guard"].get<bool>();
+    const Frame a = io::read_image(dir / "frame0.png"), b = io::read_image(dir / "frame1.png");
+    const auto ts = spec["t"].get<std::vector<float>>();
+    const auto gpu = vulkan_mids(context, model, a, b, ts, Precision::f32, guard);
+    const auto gpu_bilinear = vulkan_mids(context, twin, a, b, ts, Precision::f32, guard);
+    const auto cpu = reference_mids(model, a, b, ts, guard);
+    const auto cpu_bilinear = reference_mids(twin, a, b, ts, guard);
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      const std::string what = "t=" + std::to_string(ts[i]);
+      expect_close(gpu[i], cpu[i], Precision::f32, what + " convex vs cpu-reference");
+      expect_close(gpu_bilinear[i], cpu_bilinear[i], Precision::f32, what + " bilinear");
+      // (here 4.9-13.6 steps on average, up to 78-179)
+      EXPECT_GT(compare(cpu[i], cpu_bilinear[i]).mean_error, 1.0) << what << " on the CPU";
+      EXPECT_GT(compare(gpu[i], gpu_bilinear[i]).mean_error, 1.0) << what << " on the GPU";
     }
+    // The large-motion pass writes the field that the convex blocks then add to.
+    const auto gpu_lm = vulkan_mids(context, model, a, b, ts, Precision::f32, guard, true);
+    const auto cpu_lm = reference_mids(model, a, b, ts, guard, true);
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      expect_close(gpu_lm[i], cpu_lm[i], Precision::f32,
+                   "large-motion pass, t=" + std::to_string(ts[i]));
+
+    if (!context->caps().timestamps) continue;
+    RuntimeOptions options;
+    options.profile = true;
+    GraphRuntime runtime(context, model, a.width(), a.height(), options);
+    runtime.prepare_pair(a, b);
+    runtime.mid(0.5f);
+    std::vector<std::string> names;
+    for (const auto& s : runtime.last_profile()) names.push_back(s.stage);
+    for (const RefinementBlock& block : model.shape().blocks)
+      for (const char* stage : {".deconv", ".upmask", ".flow"}) {
+        const std::string s = "block" + std::to_string(block.index) + stage;
+        EXPECT_EQ(std::count(names.begin(), names.end(), s), 1) << s;
+      }
   }
-  Engine automatic(golden_model("cx_k2_tfact2_37x21_guard"), {"auto", context->caps().index}, {});
-  EXPECT_EQ(automatic.backend_name(), "cpu");
-  EXPECT_NE(automatic.backend_warning().find("block1.upmask"), std::string::npos)
-      << automatic.backend_warning();
 }
 
 // The benchmark's model shape at sizes that are not multiples of 16, 8 and 16 bits.

@@ -4,8 +4,6 @@
 #include <mutex>
 #include <random>
 
-#include "backends/vulkan/runtime.hpp"
-#include "core/test_support.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan::testing {
@@ -80,17 +78,6 @@ std::vector<float> random_values(std::size_t n, float lo, float hi, unsigned see
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);
   return v;
-}
-
-std::vector<std::string> vulkan_golden_cases() {
-  using framecast::testing::golden_dir;
-  std::vector<std::string> names;
-  for (const auto& name : framecast::testing::golden_cases()) {
-    const auto spec = framecast::testing::read_json(golden_dir() / name / "case.json");
-    const Model model = Model::load(golden_dir() / name / spec["model"].get<std::string>());
-    if (GraphRuntime::unsupported_reason(model).empty()) names.push_back(name);
-  }
-  return names;
 }
 
 }  // namespace framecast::vulkan::testing

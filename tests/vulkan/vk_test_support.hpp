@@ -34,7 +34,4 @@ ErrorStats compare_values(std::span<const float> actual, std::span<const float> 
 // Deterministic values uniform in [lo, hi].
 std::vector<float> random_values(std::size_t n, float lo, float hi, unsigned seed);
 
-// The golden cases whose models the Vulkan backend runs (GraphRuntime::unsupported_reason).
-std::vector<std::string> vulkan_golden_cases();
-
 }  // namespace framecast::vulkan::testing

@@ -1,9 +1,11 @@
 // One flow block of the graph on the GPU, block0 or a refinement block: the conv0 pair
 // (stride 2), eight convblocks with FiLM(t) before the seventh when the block has a FiLM MLP,
 // the residual of the eighth, and the deconv into its coarse flow and mask [5, in_h / 2,
-// in_w / 2] f32. It owns its weights' places in the arena, its activations, pipelines,
-// descriptor sets and FiLM parameter slots; the runtime fills its input and decides when its
-// two halves run (block0's head is t-free in t-factored models and runs once per pair).
+// in_w / 2] f32; in a convex model's refinement block also the upmask deconv beside it, into
+// the logits of its convex upsampling [9 f^2, in_h / 2, in_w / 2] f32. It owns its weights'
+// places in the arena, its activations, pipelines, descriptor sets and FiLM parameter slots;
+// the runtime fills its input and decides when its two halves run (block0's head is t-free in
+// t-factored models and runs once per pair).
 #pragma once
 
 #include <array>
@@ -24,9 +26,10 @@ class FlowBlock {
     int ci = 0, c1 = 0, c2 = 0;
     int in_w = 0, in_h = 0;  // input plane: the padded size / the block's scale
     std::string film;        // FiLM MLP tensor prefix ("film", "block1.film"); empty: none
+    int upmask = 0;  // convex blocks: the channels of `name`.upmask, 9 f^2; 0: none
   };
   // Descriptor sets that build() takes from a pool.
-  static constexpr std::uint32_t kDescriptorSets = 12;
+  static constexpr std::uint32_t kDescriptorSets = 13;
 
   // Adds the block's weights to `weights` (before its upload); `trunk` is the wanted kernel of
   // the eight trunk convs.
@@ -34,15 +37,17 @@ class FlowBlock {
             const ConvChoice& trunk, WeightArena& weights);
 
   // After the arena's upload: activations, pipelines and descriptor sets, and `slots` FiLM
-  // parameter sets (one per t of a batch).
+  // parameter sets (one per t of a batch). A block with an upmask writes its logits into
+  // `logits` (logits_bytes() at least), which blocks that run one after another may share.
   void build(const std::shared_ptr<const Context>& context, const WeightArena& weights,
-             DescriptorPool& sets, int slots);
+             DescriptorPool& sets, int slots, const Buffer* logits = nullptr);
 
   // The encoder and convblocks 0-5 (t-free when the block's t enters through FiLM). With
   // `beside`, a block of the same structure on its own buffers (block0 at 1/4 and at 1/8), the
   // two blocks' steps are recorded pairwise together() so that the GPU can overlap them.
   void record_head(CommandBuffer& cmd, const FlowBlock* beside = nullptr) const;
-  // FiLM from parameter slot `slot` (when the block has one), convblocks 6-7, the deconv.
+  // FiLM from parameter slot `slot` (when the block has one), convblocks 6-7, the deconv
+  // (and the upmask beside it).
   void record_tail(CommandBuffer& cmd, int slot, const FlowBlock* beside = nullptr) const;
   // The FiLM MLP at t (run on the host: it is tiny) into slot `slot`, which no pending work
   // may still read. Nothing for blocks without FiLM.
@@ -54,6 +59,10 @@ class FlowBlock {
   const Buffer& output() const noexcept { return output_; }  // [5, in_h / 2, in_w / 2], f32
   int output_w() const noexcept { return layout_.in_w / 2; }
   int output_h() const noexcept { return layout_.in_h / 2; }
+  // The upmask's logits [upmask, output_h, output_w] f32; 0 without one.
+  std::size_t logits_bytes() const noexcept {
+    return std::size_t(layout_.upmask) * output_w() * output_h() * 4;
+  }
 
  private:
   int plane_w() const noexcept { return layout_.in_w / 4; }  // the trunk's plane
@@ -69,16 +78,17 @@ class FlowBlock {
   bool film_;
   ConvLayer conv0a_, conv0b_;
   std::vector<ConvLayer> trunk_;
-  std::size_t deconv_weight_ = 0, deconv_bias_ = 0;
+  std::size_t deconv_weight_ = 0, deconv_bias_ = 0, upmask_weight_ = 0, upmask_bias_ = 0;
 
   // half_: conv0a's output [c1, in_h / 2, in_w / 2]; feat0_: conv0b's, the trunk's input and
   // residual; film_params_: [slots][2 c2] f32, host-written.
   Buffer input_, half_, feat0_, act_a_, act_b_, trunk_out_, output_, film_params_;
   // The eight trunk convs share two pipelines (plain, and with the residual).
   std::unique_ptr<Pipeline> conv0a_pipeline_, conv0b_pipeline_, trunk_pipeline_,
-      trunk_residual_pipeline_, deconv_pipeline_, film_pipeline_;
+      trunk_residual_pipeline_, deconv_pipeline_, upmask_pipeline_, film_pipeline_;
   std::vector<ConvCall> head_, tail_;  // encoder + convblocks 0-5; convblocks 6-7
-  VkDescriptorSet deconv_set_ = VK_NULL_HANDLE, film_set_ = VK_NULL_HANDLE;
+  VkDescriptorSet deconv_set_ = VK_NULL_HANDLE, upmask_set_ = VK_NULL_HANDLE,
+                  film_set_ = VK_NULL_HANDLE;
 };
 
 }  // namespace framecast::vulkan

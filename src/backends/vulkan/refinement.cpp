@@ -1,5 +1,7 @@
 #include "backends/vulkan/refinement.hpp"
 
+#include <algorithm>
+
 namespace framecast::vulkan {
 
 RefinementChain::RefinementChain(const Model& model, const DeviceCaps& caps, Storage storage,
@@ -18,11 +20,13 @@ RefinementChain::RefinementChain(const Model& model, const DeviceCaps& caps, Sto
                              .c2 = b.c2,
                              .in_w = padded_w / b.scale,
                              .in_h = padded_h / b.scale,
-                             .film = b.film_hidden ? name + ".film" : ""};
+                             .film = b.film_hidden ? name + ".film" : "",
+                             .upmask = b.convex ? 9 * b.upsample_factor() * b.upsample_factor()
+                                                : 0};
     const ConvChoice trunk = trunk_choice(b.c2, layout.in_w / 4, layout.in_h / 4);
     blocks_.push_back(
         std::make_unique<FlowBlock>(model, std::move(layout), caps, storage, trunk, weights));
-    stages_.push_back({b.scale, nullptr, nullptr});
+    stages_.push_back({b.scale, b.convex, nullptr, nullptr});
   }
 }
 
@@ -34,16 +38,21 @@ void RefinementChain::build(const std::shared_ptr<const Context>& context,
                             const WeightArena& weights, DescriptorPool& sets, int slots, int width,
                             int height, const Buffer& field, const Buffer& img0,
                             const Buffer& img1) {
+  std::size_t logits_bytes = 0;
+  for (const auto& block : blocks_) logits_bytes = std::max(logits_bytes, block->logits_bytes());
+  if (logits_bytes) logits_ = Buffer(context, logits_bytes, MemoryUse::device);
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
     FlowBlock& block = *blocks_[i];
     Stage& stage = stages_[i];
-    block.build(context, weights, sets, slots);
+    block.build(context, weights, sets, slots, &logits_);
     stage.input = make_block_input(context, storage_, width, height, padded_w_, padded_h_,
                                    stage.scale, with_t_);
     const BufferRange in[] = {field.range(), img0.range(), img1.range(), block.input().range()};
     stage.input_set = sets.allocate(*stage.input, in);
-    stage.accumulate = make_flow_accumulate(context, padded_w_, padded_h_, 2 * stage.scale, true);
-    const BufferRange acc[] = {block.output().range(), field.range(), block.output().range()};
+    stage.accumulate =
+        make_flow_accumulate(context, padded_w_, padded_h_, 2 * stage.scale, true, stage.convex);
+    const BufferRange acc[] = {block.output().range(), field.range(),
+                               (stage.convex ? logits_ : block.output()).range()};
     stage.accumulate_set = sets.allocate(*stage.accumulate, acc);
   }
 }

@@ -1,9 +1,11 @@
 // The refinement blocks of the quality tier on the GPU. The runtime upsamples block0's coarse
 // output into a full-resolution flow field [5, padded h, padded w] f32 (flows in pixels, mask
 // logits); then each block k builds its input from the field and both frames (warp, concat,
-// resize to 1 / scale), runs its FlowBlock, and adds its upsampled output to the field. The
-// flow depends on t, so all of it runs per mid; refine_prep and flow_out then read the field
-// instead of block0's output.
+// resize to 1 / scale), runs its FlowBlock, and adds its upsampled output to the field:
+// bilinearly, or in convex models by convex upsampling under the logits of the block's upmask
+// (one logits buffer serves every block, as they run one after another). The flow depends on
+// t, so all of it runs per mid; refine_prep and flow_out then read the field instead of
+// block0's output.
 #pragma once
 
 #include <functional>
@@ -40,6 +42,7 @@ class RefinementChain {
  private:
   struct Stage {  // one block's passes around its FlowBlock
     int scale;
+    bool convex;
     std::unique_ptr<Pipeline> input, accumulate;
     VkDescriptorSet input_set = VK_NULL_HANDLE, accumulate_set = VK_NULL_HANDLE;
   };
@@ -49,6 +52,7 @@ class RefinementChain {
   int padded_w_, padded_h_;
   std::vector<std::unique_ptr<FlowBlock>> blocks_;
   std::vector<Stage> stages_;
+  Buffer logits_;  // convex models: the upmask logits of the block that runs, f32
 };
 
 }  // namespace framecast::vulkan

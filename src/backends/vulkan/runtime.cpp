@@ -26,9 +26,6 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
       timeline_(context_),
       copies_(context_) {
   if (width <= 0 || height <= 0) throw Error(ErrorKind::invalid_argument, "invalid frame size");
-  if (auto why = unsupported_reason(model); !why.empty())
-    throw Error(ErrorKind::unsupported,
-                "the Vulkan backend cannot run " + model.source() + ": " + why);
   const DeviceCaps& caps = context_->caps();
   if (options.precision == Precision::bf16)
     throw Error(ErrorKind::unsupported, "the Vulkan backend stores f32 or f16 (--precision bf16)");
@@ -101,15 +98,6 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
                        img1_);
   build_pipelines();
   build_descriptor_sets();
-}
-
-std::string GraphRuntime::unsupported_reason(const Model& model) {
-  for (const RefinementBlock& b : model.shape().blocks) {
-    const std::string name = "block" + std::to_string(b.index);
-    if (b.convex)
-      return name + "'s convex upsampling (" + name + ".upmask) has no Vulkan kernel yet";
-  }
-  return {};
 }
 
 GraphRuntime::~GraphRuntime() {

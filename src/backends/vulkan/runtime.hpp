@@ -36,8 +36,6 @@ class GraphRuntime final : public VulkanRuntime {
   GraphRuntime(std::shared_ptr<const Context> context, const Model& model, int width, int height,
                const RuntimeOptions& options);
   ~GraphRuntime() override;
-  // Why this runtime cannot run `model` (empty when it can).
-  static std::string unsupported_reason(const Model& model);
 
   void prepare_pair(const Frame& frame0, const Frame& frame1) override;
   void prepare_next(const Frame& next) override;

@@ -12,10 +12,6 @@ class VulkanBackend final : public Backend {
  public:
   explicit VulkanBackend(std::shared_ptr<const Context> context) : context_(std::move(context)) {}
   std::string name() const override { return "vulkan"; }
-  bool supports(const Model& model, std::string& why) const override {
-    why = GraphRuntime::unsupported_reason(model);
-    return why.empty();
-  }
   bool hardware_gpu() const override { return !context_->caps().software(); }
   bool runs_ensembles() const override { return true; }
   std::unique_ptr<Runtime> create_runtime(const Model& model, int width, int height,
