@@ -280,16 +280,19 @@ class DnnlNet final : public ConvNet {
     d.dst_md = plain({1, co, h8, w8});
     // A blocked destination keeps the deconvolution on a JIT kernel where oneDNN has one for
     // these shapes (a plain destination falls back to the reference implementation); one
-    // reorder then makes the planes. Where it has none (f32 on AVX2: 5 output channels),
-    // im2col and a matrix product on plain activations, staged by a reorder: block0's at
-    // 640x360 took 507 ms in the reference implementation and takes 0.3 so.
+    // reorder then makes the planes. In bf16 that destination is f32 nhwc: for `any` oneDNN 2.6
+    // picks the reference kernel, and the fallback below ran a convex upmask (48 -> 144
+    // channels, 136x240 -> 272x480, AVX512-BF16, 2 threads) in 57 ms where the JIT kernel takes
+    // 43 and the reorder to planes 8 (a bf16 destination takes 131). Where it has none (f32 on
+    // AVX2: 5 output channels), im2col and a matrix product on plain activations, staged by a
+    // reorder: block0's at 640x360 took 507 ms in the reference implementation and takes 0.3 so.
     auto make = [&](const memory::desc& src, tag dst) {
       const dnnl::deconvolution_forward::desc desc(
           dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, src,
           any(wdims), bias_md, {{1, co, h8, w8}, dt::f32, dst}, {2, 2}, {1, 1}, {1, 1});
       return dnnl::deconvolution_forward::primitive_desc(desc, engine_);
     };
-    auto pd = make(act_md, act_dt_ == dt::f32 ? f32_blocked() : tag::any);
+    auto pd = make(act_md, act_dt_ == dt::f32 ? f32_blocked() : tag::nhwc);
     if (std::string(pd.impl_info_str()).starts_with("ref")) {
       const memory::desc plain_act = {act_md.dims(), act_dt_, tag::nchw};
       pd = make(plain_act, tag::nchw);
