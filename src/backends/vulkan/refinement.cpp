@@ -26,7 +26,7 @@ RefinementChain::RefinementChain(const Model& model, const DeviceCaps& caps, Sto
     const ConvChoice trunk = trunk_choice(b.c2, layout.in_w / 4, layout.in_h / 4);
     blocks_.push_back(
         std::make_unique<FlowBlock>(model, std::move(layout), caps, storage, trunk, weights));
-    stages_.push_back({b.scale, b.convex, nullptr, nullptr});
+    stages_.push_back({b, nullptr, nullptr});
   }
 }
 
@@ -46,13 +46,13 @@ void RefinementChain::build(const std::shared_ptr<const Context>& context,
     Stage& stage = stages_[i];
     block.build(context, weights, sets, slots, &logits_);
     stage.input = make_block_input(context, storage_, width, height, padded_w_, padded_h_,
-                                   stage.scale, with_t_);
+                                   stage.block.scale, with_t_);
     const BufferRange in[] = {field.range(), img0.range(), img1.range(), block.input().range()};
     stage.input_set = sets.allocate(*stage.input, in);
-    stage.accumulate =
-        make_flow_accumulate(context, padded_w_, padded_h_, 2 * stage.scale, true, stage.convex);
+    stage.accumulate = make_flow_accumulate(context, padded_w_, padded_h_,
+                                            stage.block.upsample_factor(), true, stage.block.convex);
     const BufferRange acc[] = {block.output().range(), field.range(),
-                               (stage.convex ? logits_ : block.output()).range()};
+                               (stage.block.convex ? logits_ : block.output()).range()};
     stage.accumulate_set = sets.allocate(*stage.accumulate, acc);
   }
 }

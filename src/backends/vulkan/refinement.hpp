@@ -41,8 +41,7 @@ class RefinementChain {
 
  private:
   struct Stage {  // one block's passes around its FlowBlock
-    int scale;
-    bool convex;
+    RefinementBlock block;
     std::unique_ptr<Pipeline> input, accumulate;
     VkDescriptorSet input_set = VK_NULL_HANDLE, accumulate_set = VK_NULL_HANDLE;
   };
