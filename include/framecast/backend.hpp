@@ -94,9 +94,6 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
-  // Whether this backend can run the model; when not, `why` says what it lacks. `auto`
-  // moves such a model to the CPU (with a warning) instead of failing.
-  virtual bool supports(const Model& /*model*/, std::string& /*why*/) const { return true; }
   // Whether the work runs on a hardware GPU (not the CPU, not a software rasterizer): what
   // choosing the quality tier by default depends on.
   virtual bool hardware_gpu() const { return false; }

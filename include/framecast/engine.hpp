@@ -62,8 +62,7 @@ class Engine {
   std::unique_ptr<Runtime> create_runtime(int width, int height);
 
  private:
-  Engine(BackendChoice choice, const ModelPicker& pick, const BackendRequest& backend,
-         const RuntimeOptions& options);
+  Engine(BackendChoice choice, const ModelPicker& pick, const RuntimeOptions& options);
 
   RuntimeOptions options_;  // before model_: checked before the model is picked (and read)
   Model model_;

@@ -23,25 +23,14 @@ Engine::Engine(Model model, const BackendRequest& backend, const RuntimeOptions&
     : Engine([&](const Backend&) { return std::move(model); }, backend, options) {}
 
 Engine::Engine(const ModelPicker& pick, const BackendRequest& backend, const RuntimeOptions& options)
-    : Engine(make_backend(backend), pick, backend, options) {}
+    : Engine(make_backend(backend), pick, options) {}
 
-Engine::Engine(BackendChoice choice, const ModelPicker& pick, const BackendRequest& backend,
-               const RuntimeOptions& options)
+Engine::Engine(BackendChoice choice, const ModelPicker& pick, const RuntimeOptions& options)
     : options_(checked(options)),
       model_(pick(*choice.backend)),
       backend_(std::move(choice.backend)),
-      backend_warning_(std::move(choice.warning)) {
-  std::string why;
-  if (!backend_->supports(model_, why)) {
-    if (backend.name != "auto")
-      throw Error(ErrorKind::unsupported, "the " + backend_->name() + " backend cannot run " +
-                                              model_.source() + ": " + why);
-    backend_warning_ = "the " + backend_->name() + " backend cannot run this model (" + why +
-                       "); running on the CPU backend, much slower than a GPU";
-    backend_ = make_backend({"cpu", -1, backend.cancelled}).backend;
-  }
-  backend_name_ = backend_->name();
-}
+      backend_name_(backend_->name()),
+      backend_warning_(std::move(choice.warning)) {}
 
 Runtime& Engine::runtime(int width, int height) {
   auto& slot = runtimes_[{width, height}];
