@@ -279,6 +279,56 @@ TEST(Kernels, DeconvMatchesReference) {
   }
 }
 
+// [C, 2 H, 2 W] as the parity conv lays it out: [4 C, H, W], channel 4 c + 2 r + s holding
+// channel c's pixels (2 Y + r, 2 X + s).
+std::vector<float> by_parity(const std::vector<float>& v, int c, int w, int h) {
+  std::vector<float> out(v.size());
+  for (int ch = 0; ch < c; ++ch)
+    for (int y = 0; y < 2 * h; ++y)
+      for (int x = 0; x < 2 * w; ++x) {
+        const int o = 4 * ch + 2 * (y & 1) + (x & 1);
+        out[(std::size_t(o) * h + y / 2) * w + x / 2] = v[(std::size_t(ch) * 2 * h + y) * 2 * w + x];
+      }
+  return out;
+}
+
+// A deconv as the parity conv that convex upmasks run as: the deconv's outputs, on the conv
+// kernels the runtime picks for it (tensor cores where the device has them) and on a SIMT one,
+// at channel counts of upmasks (9 f^2 for f = 2, 4) and odd planes.
+TEST(Kernels, ParityConvIsTheDeconv) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  KernelRunner r(context);
+  for (auto [ci, co, iw, ih] : {std::array{20, 36, 7, 5}, std::array{48, 144, 15, 9}})
+  for (Storage storage : storages(*context)) {
+    const ConvShape shape{ci, 4 * co, iw, ih, 1, false};
+    const ConvChoice simt{ConvKind::rb, 8, 8, 24};
+    for (const ConvChoice& wanted : {coop_conv_or(context->caps(), storage, shape, simt), simt}) {
+      const ConvChoice choice = fit_conv(context->caps(), shape, wanted, storage);
+      SCOPED_TRACE(::testing::Message() << ci << " -> " << co << " channels, " << iw << "x" << ih
+                                        << ", " << choice.text());
+      const auto src = rounded(random_values(std::size_t(ci) * iw * ih, -1.0f, 1.0f, 31), storage);
+      // rounded as the conv stores its weights, so that both sides multiply the same values
+      const auto deconv_weight =
+          rounded(random_values(std::size_t(ci) * co * 16, -0.2f, 0.2f, 32), storage);
+      const auto weight = deconv_as_parity_conv(deconv_weight, ci, co);
+      const auto bias = random_values(co, -0.1f, 0.1f, 33);
+      Planes deconv(co, ih * 2, iw * 2);
+      cpu::deconv4x4s2(planes(ci, ih, iw, src), deconv_weight.data(), bias.data(), deconv);
+      const auto want = by_parity(deconv.values, co, iw, ih);
+      const auto conv_bias = parity_conv_bias(bias);
+      Buffer bsrc = r.upload(src, storage);
+      Buffer bw = r.upload(pack_conv_weights(weight, shape, choice), storage);
+      Buffer bb = r.upload(conv_bias), ba = r.upload(conv_bias);
+      Buffer bdst = r.output(want.size() * storage_bytes(storage));
+      auto p = make_conv(r.shared(), storage, shape, choice);
+      r.run(*p, {&bsrc, &bw, &bb, &ba, &bdst, &bdst}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+        cmd.dispatch(*p, set, conv_elements(shape));
+      });
+      expect_matches(r.download(bdst, want.size(), storage), want, storage, "parity conv");
+    }
+  }
+}
+
 TEST(Kernels, FilmMatchesReference) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   KernelRunner r(context);
@@ -477,7 +527,7 @@ TEST(Kernels, FlowAccumulateMatchesReference) {
       cpu::upsample_flow(coarse_planes, pw, ph, float(factor), want);
     }
     Buffer bc = r.upload(coarse), field = r.upload(before);
-    auto p = make_flow_accumulate(r.shared(), pw, ph, factor, accumulate);
+    auto p = make_flow_accumulate(r.shared(), Storage::f32, pw, ph, factor, accumulate);
     r.run(*p, {&bc, &field, &bc}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
       cmd.dispatch(*p, set, {std::uint32_t(pw), std::uint32_t(ph), 1});
     });
@@ -489,7 +539,8 @@ TEST(Kernels, FlowAccumulateMatchesReference) {
 // A convex block's output added by convex upsampling (x8, x4, x2: scales 4, 2, 1), against
 // add_convex_residual: logits over +-6 (softmax weights from near one-hot to near uniform),
 // and all of them 120 higher, where exp() alone overflows float; coarse planes of 6x4 to
-// 24x16, so that many outputs read a replicated edge.
+// 24x16, so that many outputs read a replicated edge. The kernel reads the logits as the
+// upmask's parity conv writes them, in both storage precisions.
 TEST(Kernels, ConvexAccumulateMatchesReference) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   KernelRunner r(context);
@@ -499,19 +550,24 @@ TEST(Kernels, ConvexAccumulateMatchesReference) {
     SCOPED_TRACE("x" + std::to_string(factor) + ", logits + " + std::to_string(shift));
     const int cw = pw / factor, ch = ph / factor, taps = 9 * factor * factor;
     const auto coarse = flow_field(cw, ch, 91 + unsigned(factor));
-    auto logits = random_values(std::size_t(taps) * cw * ch, -6.0f, 6.0f, 101 + unsigned(factor));
-    for (float& v : logits) v += shift;
-    const auto before = full_field(pw, ph, 111);
-    Planes want = planes(5, ph, pw, before);
-    cpu::add_convex_residual(planes(5, ch, cw, coarse), planes(taps, ch, cw, logits), factor,
-                             want);
-    Buffer bc = r.upload(coarse), bl = r.upload(logits), field = r.upload(before);
-    auto p = make_flow_accumulate(r.shared(), pw, ph, factor, true, true);
-    r.run(*p, {&bc, &field, &bl}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
-      cmd.dispatch(*p, set, {std::uint32_t(pw), std::uint32_t(ph), 1});
-    });
-    expect_matches(r.download(field, want.values.size()), want.values, Storage::f32,
-                   "convex accumulate x" + std::to_string(factor));
+    for (Storage storage : storages(*context)) {
+      auto logits = random_values(std::size_t(taps) * cw * ch, -6.0f, 6.0f, 101 + unsigned(factor));
+      for (float& v : logits) v += shift;
+      logits = rounded(logits, storage);
+      const auto before = full_field(pw, ph, 111);
+      Planes want = planes(5, ph, pw, before);
+      cpu::add_convex_residual(planes(5, ch, cw, coarse), planes(taps, ch, cw, logits), factor,
+                               want);
+      Buffer bc = r.upload(coarse), field = r.upload(before);
+      Buffer bl = r.upload(by_parity(logits, taps, cw / 2, ch / 2), storage);
+      auto p = make_flow_accumulate(r.shared(), storage, pw, ph, factor, true, true);
+      r.run(*p, {&bc, &field, &bl}, [&](CommandBuffer& cmd, VkDescriptorSet set) {
+        cmd.dispatch(*p, set, {std::uint32_t(pw), std::uint32_t(ph), 1});
+      });
+      // f32 sums either way: only the logits were rounded
+      expect_matches(r.download(field, want.values.size()), want.values, Storage::f32,
+                     "convex accumulate x" + std::to_string(factor));
+    }
   }
 }
 

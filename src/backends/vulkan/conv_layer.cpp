@@ -5,14 +5,21 @@ namespace framecast::vulkan {
 ConvLayer add_conv_layer(const Model& model, WeightArena& weights, const DeviceCaps& caps,
                          Storage storage, const std::string& prefix, const std::string& prelu,
                          const ConvShape& shape, const ConvChoice& wanted) {
+  return add_conv_layer(weights, caps, storage, model.tensor(prefix + ".weight").values,
+                        model.tensor(prefix + ".bias").values, model.tensor(prelu).values, shape,
+                        wanted);
+}
+
+ConvLayer add_conv_layer(WeightArena& weights, const DeviceCaps& caps, Storage storage,
+                         std::span<const float> weight, std::span<const float> bias,
+                         std::span<const float> alpha, const ConvShape& shape,
+                         const ConvChoice& wanted) {
   ConvLayer layer;
   layer.shape = shape;
   layer.choice = fit_conv(caps, shape, wanted, storage);
-  const auto packed =
-      pack_conv_weights(model.tensor(prefix + ".weight").values, shape, layer.choice);
-  layer.weight = weights.add(packed, storage);
-  layer.bias = weights.add(model.tensor(prefix + ".bias").values, Storage::f32);
-  layer.alpha = weights.add(model.tensor(prelu).values, Storage::f32);
+  layer.weight = weights.add(pack_conv_weights(weight, shape, layer.choice), storage);
+  layer.bias = weights.add(bias, Storage::f32);
+  layer.alpha = weights.add(alpha, Storage::f32);
   return layer;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 
 #include "backends/vulkan/commands.hpp"
@@ -24,6 +25,12 @@ struct ConvLayer {
 ConvLayer add_conv_layer(const Model& model, WeightArena& weights, const DeviceCaps& caps,
                          Storage storage, const std::string& prefix, const std::string& prelu,
                          const ConvShape& shape, const ConvChoice& wanted);
+// The same from values: `weight` [CO, CI, 3, 3], `bias` [CO] and the PReLU slopes `alpha`
+// (which a shape without PReLU binds but does not read).
+ConvLayer add_conv_layer(WeightArena& weights, const DeviceCaps& caps, Storage storage,
+                         std::span<const float> weight, std::span<const float> bias,
+                         std::span<const float> alpha, const ConvShape& shape,
+                         const ConvChoice& wanted);
 
 // One call site of a conv: its pipeline, its buffers (a descriptor set) and a stage name.
 struct ConvCall {

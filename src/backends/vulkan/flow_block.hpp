@@ -1,9 +1,12 @@
 // One flow block of the graph on the GPU, block0 or a refinement block: the conv0 pair
 // (stride 2), eight convblocks with FiLM(t) before the seventh when the block has a FiLM MLP,
 // the residual of the eighth, and the deconv into its coarse flow and mask [5, in_h / 2,
-// in_w / 2] f32; in a convex model's refinement block also the upmask deconv beside it, into
-// the logits of its convex upsampling [9 f^2, in_h / 2, in_w / 2] f32. It owns its weights'
-// places in the arena, its activations, pipelines, descriptor sets and FiLM parameter slots;
+// in_w / 2] f32; in a convex model's refinement block also the upmask beside it, the logits of
+// its convex upsampling. The upmask runs as a parity conv on the trunk's plane (tensor cores
+// where the device has them) into [4 x 9 f^2, in_h / 4, in_w / 4] in storage precision,
+// channel 4 c + 2 r + s holding the deconv's channel c at parity (r, s)
+// (deconv_as_parity_conv). It owns its weights' places in the arena, its activations,
+// pipelines, descriptor sets and FiLM parameter slots;
 // the runtime fills its input and decides when its two halves run (block0's head is t-free in
 // t-factored models and runs once per pair).
 #pragma once
@@ -59,9 +62,9 @@ class FlowBlock {
   const Buffer& output() const noexcept { return output_; }  // [5, in_h / 2, in_w / 2], f32
   int output_w() const noexcept { return layout_.in_w / 2; }
   int output_h() const noexcept { return layout_.in_h / 2; }
-  // The upmask's logits [upmask, output_h, output_w] f32; 0 without one.
+  // The upmask's logits [4 upmask, plane_h, plane_w] in storage precision; 0 without one.
   std::size_t logits_bytes() const noexcept {
-    return std::size_t(layout_.upmask) * output_w() * output_h() * 4;
+    return std::size_t(4) * layout_.upmask * plane_w() * plane_h() * storage_bytes(storage_);
   }
 
  private:
@@ -78,7 +81,8 @@ class FlowBlock {
   bool film_;
   ConvLayer conv0a_, conv0b_;
   std::vector<ConvLayer> trunk_;
-  std::size_t deconv_weight_ = 0, deconv_bias_ = 0, upmask_weight_ = 0, upmask_bias_ = 0;
+  ConvLayer upmask_;  // convex blocks only
+  std::size_t deconv_weight_ = 0, deconv_bias_ = 0;
 
   // half_: conv0a's output [c1, in_h / 2, in_w / 2]; feat0_: conv0b's, the trunk's input and
   // residual; film_params_: [slots][2 c2] f32, host-written.
@@ -87,8 +91,8 @@ class FlowBlock {
   std::unique_ptr<Pipeline> conv0a_pipeline_, conv0b_pipeline_, trunk_pipeline_,
       trunk_residual_pipeline_, deconv_pipeline_, upmask_pipeline_, film_pipeline_;
   std::vector<ConvCall> head_, tail_;  // encoder + convblocks 0-5; convblocks 6-7
-  VkDescriptorSet deconv_set_ = VK_NULL_HANDLE, upmask_set_ = VK_NULL_HANDLE,
-                  film_set_ = VK_NULL_HANDLE;
+  ConvCall upmask_call_;
+  VkDescriptorSet deconv_set_ = VK_NULL_HANDLE, film_set_ = VK_NULL_HANDLE;
 };
 
 }  // namespace framecast::vulkan

@@ -178,6 +178,30 @@ std::vector<float> pack_conv_weights_by_tap(std::span<const float> w, int co, in
   return packed;
 }
 
+std::vector<float> deconv_as_parity_conv(std::span<const float> w, int ci, int co) {
+  std::vector<float> conv(std::size_t(4) * co * ci * 9, 0.0f);
+  // Kernel row ky serves output rows of parity r = (ky + 1) % 2 from input row Y - 1 + dy,
+  // dy = 1 + r - ky / 2 (deconv.comp's indexing); likewise the columns.
+  for (int i = 0; i < ci; ++i)
+    for (int c = 0; c < co; ++c)
+      for (int ky = 0; ky < 4; ++ky)
+        for (int kx = 0; kx < 4; ++kx) {
+          const int r = (ky + 1) & 1, dy = 1 + r - (ky >> 1);
+          const int s = (kx + 1) & 1, dx = 1 + s - (kx >> 1);
+          const int o = 4 * c + 2 * r + s;
+          conv[((std::size_t(o) * ci + i) * 3 + dy) * 3 + dx] =
+              w[((std::size_t(i) * co + c) * 4 + ky) * 4 + kx];
+        }
+  return conv;
+}
+
+std::vector<float> parity_conv_bias(std::span<const float> bias) {
+  std::vector<float> out;
+  out.reserve(bias.size() * 4);
+  for (float b : bias) out.insert(out.end(), 4, b);
+  return out;
+}
+
 std::vector<float> pack_conv_weights(std::span<const float> weights, const ConvShape& shape,
                                      const ConvChoice& choice) {
   return cooperative(choice.kind)
@@ -204,8 +228,8 @@ std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> conte
 
 namespace {
 
-// Output channels per deconv workgroup: all of a flow block's 5; of a convex upmask's 9 f^2
-// (36, 144, 576) 12, which keep 48 sums per thread and 6 KiB of shared memory per slice.
+// Output channels per deconv workgroup: all of a flow block's 5; of wider outputs a divisor
+// up to 12, which keeps 48 sums per thread and 6 KiB of shared memory per slice.
 int deconv_channel_block(int co) {
   return co <= 12 ? co : largest_divisor(co, {12, 9, 8, 6, 5, 4, 3, 2});
 }
@@ -314,12 +338,13 @@ std::unique_ptr<Pipeline> make_flow_choose(std::shared_ptr<const Context> contex
                                     Extent3{8, 8, 1});
 }
 
-std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context, int pw,
-                                               int ph, int factor, bool accumulate, bool convex) {
+std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context,
+                                               Storage storage, int pw, int ph, int factor,
+                                               bool accumulate, bool convex) {
   SpecConstants k;
   k.add(pw).add(ph).add(factor).add(accumulate).add(convex);
-  return std::make_unique<Pipeline>(std::move(context), "flow_accumulate_f32", 3, 0, k,
-                                    Extent3{8, 8, 1});
+  return std::make_unique<Pipeline>(std::move(context), module("flow_accumulate", storage), 3,
+                                    0, k, Extent3{8, 8, 1});
 }
 
 std::size_t packed_frame_bytes(int w, int h, bool deep) {

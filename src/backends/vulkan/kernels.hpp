@@ -106,6 +106,13 @@ std::vector<float> pack_conv_weights(std::span<const float> weights, int co, int
 // 16 x 16 matrices (output x input channels), CIP being CI rounded up to a multiple of 16 (the
 // extra columns zero). CO must be a multiple of 16.
 std::vector<float> pack_conv_weights_by_tap(std::span<const float> weights, int co, int ci);
+// A ConvTranspose2d 4x4, stride 2, padding 1 [CI, CO, 4, 4] as the 3x3 conv (stride 1,
+// padding 1) [4 CO, CI, 3, 3] that gives each output parity its own channels: output
+// (2 Y + r, 2 X + s) of deconv channel c is channel 4 c + 2 r + s at (Y, X). Each parity
+// takes 2 x 2 of the 3 x 3 taps; the others are zero. The bias goes to all four channels.
+// Convex upmasks (9 f^2 outputs) run this way on the conv kernels, tensor cores included.
+std::vector<float> deconv_as_parity_conv(std::span<const float> weights, int ci, int co);
+std::vector<float> parity_conv_bias(std::span<const float> bias);
 // The layout `choice`'s kernel reads.
 std::vector<float> pack_conv_weights(std::span<const float> weights, const ConvShape& shape,
                                      const ConvChoice& choice);
@@ -125,7 +132,7 @@ std::unique_ptr<Pipeline> make_prep_quarter(std::shared_ptr<const Context> conte
                                             int channels, int scale = 4);
 // Bindings: src [ci, in_h, in_w], weights f32 [ci, co, 4, 4], bias f32, dst f32
 // [co, 2 in_h, 2 in_w]. Dispatch deconv_elements: a thread group per input pixel and block of
-// output channels (one block for a flow block's 5; convex upmasks' 9 f^2 come in several).
+// output channels (one block for a flow block's 5; wider outputs come in several).
 std::unique_ptr<Pipeline> make_deconv(std::shared_ptr<const Context> context, Storage storage,
                                       int ci, int co, int in_w, int in_h);
 Extent3 deconv_elements(int co, int in_w, int in_h);
@@ -167,12 +174,12 @@ std::unique_ptr<Pipeline> make_block_input(std::shared_ptr<const Context> contex
 // A block's coarse output upsampled by `factor` (2 x its scale) into the full-resolution flow
 // field: written, or added when `accumulate`; bilinearly, or when `convex` by RAFT's convex
 // upsampling under the block's upmask logits (ops_reference's add_convex_residual).
-// Bindings: coarse f32 [5, ph / factor, pw / factor], field f32 [5, ph, pw], logits f32
-// [9 factor^2, ph / factor, pw / factor] (bind coarse again when not `convex`).
-// Dispatch {pw, ph, 1}.
-std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context, int pw,
-                                               int ph, int factor, bool accumulate,
-                                               bool convex = false);
+// Bindings: coarse f32 [5, ph / factor, pw / factor], field f32 [5, ph, pw], logits in
+// `storage` as the upmask's parity conv writes them (deconv_as_parity_conv) (bind coarse again
+// when not `convex`). Dispatch {pw, ph, 1}.
+std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context,
+                                               Storage storage, int pw, int ph, int factor,
+                                               bool accumulate, bool convex = false);
 
 // The large-motion pass (large_motion.hpp). warp_disagreement: one block0 output [5, fh, fw]
 // upsampled by `factor`; one partial sum per 16x16 pixels of the w x h frame, at

@@ -49,8 +49,9 @@ void RefinementChain::build(const std::shared_ptr<const Context>& context,
                                    stage.block.scale, with_t_);
     const BufferRange in[] = {field.range(), img0.range(), img1.range(), block.input().range()};
     stage.input_set = sets.allocate(*stage.input, in);
-    stage.accumulate = make_flow_accumulate(context, padded_w_, padded_h_,
-                                            stage.block.upsample_factor(), true, stage.block.convex);
+    stage.accumulate =
+        make_flow_accumulate(context, storage_, padded_w_, padded_h_,
+                             stage.block.upsample_factor(), true, stage.block.convex);
     const BufferRange acc[] = {block.output().range(), field.range(),
                                (stage.block.convex ? logits_ : block.output()).range()};
     stage.accumulate_set = sets.allocate(*stage.accumulate, acc);

@@ -51,7 +51,7 @@ class RefinementChain {
   int padded_w_, padded_h_;
   std::vector<std::unique_ptr<FlowBlock>> blocks_;
   std::vector<Stage> stages_;
-  Buffer logits_;  // convex models: the upmask logits of the block that runs, f32
+  Buffer logits_;  // convex models: the upmask logits of the block that runs, storage precision
 };
 
 }  // namespace framecast::vulkan

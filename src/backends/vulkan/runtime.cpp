@@ -177,7 +177,7 @@ void GraphRuntime::build_pipelines() {
   const int qw = padded_w_ / 4, qh = padded_h_ / 4;
   prep_quarter_ = make_prep_quarter(ctx, storage_, width(), height(), qw, qh, ci0_);
   if (refinement_ && !large_motion_)  // block0 at 1/4: its output x8
-    field_init_ = make_flow_accumulate(ctx, padded_w_, padded_h_, 8, false);
+    field_init_ = make_flow_accumulate(ctx, storage_, padded_w_, padded_h_, 8, false);
   if (refine_) {
     refine_c0_pipeline_ = make_conv(ctx, storage_, refine_convs_[0].shape, refine_convs_[0].choice);
     refine_c_pipeline_ = make_conv(ctx, storage_, refine_convs_[1].shape, refine_convs_[1].choice);

@@ -9,9 +9,9 @@
 // four values for COB x 4. SPLIT threads share a pixel, each summing a slice of the input
 // channels (the planes are small: 1/16 and 1/32 of the frame), and the slices are added to
 // the bias in a fixed order through shared memory. A workgroup computes the COB output
-// channels of block gl_WorkGroupID.z: all CO of a flow block's lastconv (5), a slice of a
-// convex block's upmask (9 f^2 logits, up to 576), whose sums would not fit in registers or
-// shared memory at once.
+// channels of block gl_WorkGroupID.z: all CO of a flow block's lastconv (5), or a slice of
+// wider outputs, whose sums would not fit in registers or shared memory at once. (Convex
+// upmasks, 9 f^2 outputs, run as parity convs on the conv kernels instead: faster.)
 #include "common.glsl"
 
 layout(constant_id = 0) const int CI = 1;

@@ -9,7 +9,8 @@
 // convex_upsample, the CPU's add_convex_residual): the output at (FACTOR Y + ay, FACTOR X + ax)
 // is the 3x3 neighbourhood of coarse pixel (Y, X), edges replicated, weighted by the softmax
 // of the 9 logits [(k FACTOR + ay) FACTOR + ax] at (Y, X) that the block's upmask wrote, tap
-// k = ky * 3 + kx.
+// k = ky * 3 + kx. The upmask is a parity conv on the plane of half the coarse size: logit c
+// at (Y, X) is its channel 4 c + 2 (Y % 2) + X % 2 at (Y / 2, X / 2), in storage precision.
 #include "common.glsl"
 #include "bilinear.glsl"
 
@@ -22,7 +23,7 @@ layout(constant_id = 4) const bool CONVEX = false;
 
 layout(std430, binding = 0) readonly buffer Coarse { float coarse[]; };
 layout(std430, binding = 1) buffer Field { float field[]; };
-layout(std430, binding = 2) readonly buffer Logits { float logits[]; };  // CONVEX only
+layout(std430, binding = 2) readonly buffer Logits { SFLOAT logits[]; };  // CONVEX only
 
 #define READ_COARSE(i) coarse[i]
 DEFINE_BILINEAR(coarse_at, READ_COARSE)
@@ -39,9 +40,13 @@ void upsampled(int x, int y, out float v[5]) {
   }
   int cx = x / FACTOR, cy = y / FACTOR, ax = x % FACTOR, ay = y % FACTOR;
   int plane = CW * CH, at = cy * CW + cx;
+  int half_plane = (CW / 2) * (CH / 2), parity = (cy & 1) * 2 + (cx & 1);
+  int half_at = (cy >> 1) * (CW / 2) + (cx >> 1);
   float w[9];
-  [[unroll]] for (int k = 0; k < 9; ++k)
-    w[k] = logits[((k * FACTOR + ay) * FACTOR + ax) * plane + at];
+  [[unroll]] for (int k = 0; k < 9; ++k) {
+    int c = (k * FACTOR + ay) * FACTOR + ax;
+    w[k] = float(logits[(4 * c + parity) * half_plane + half_at]);
+  }
   softmax9(w);
   int xs[3] = int[3](max(cx - 1, 0), cx, min(cx + 1, CW - 1));
   int ys[3] = int[3](max(cy - 1, 0), cy, min(cy + 1, CH - 1));
