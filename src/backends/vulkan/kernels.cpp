@@ -341,10 +341,14 @@ std::unique_ptr<Pipeline> make_flow_choose(std::shared_ptr<const Context> contex
 std::unique_ptr<Pipeline> make_flow_accumulate(std::shared_ptr<const Context> context,
                                                Storage storage, int pw, int ph, int factor,
                                                bool accumulate, bool convex) {
+  // Convex: a 32x2 group of invocations covers 64x4 pixels (each invocation 2x2, the shader's
+  // main), so the dispatch is {pw, ph} either way.
+  const Extent3 local = convex ? Extent3{32, 2, 1} : Extent3{8, 8, 1};
   SpecConstants k;
-  k.add(pw).add(ph).add(factor).add(accumulate).add(convex);
+  k.add(pw).add(ph).add(factor).add(accumulate).add(convex).add(int(local.x)).add(int(local.y));
+  const Extent3 per_group = convex ? Extent3{2 * local.x, 2 * local.y, 1} : local;
   return std::make_unique<Pipeline>(std::move(context), module("flow_accumulate", storage), 3,
-                                    0, k, Extent3{8, 8, 1});
+                                    0, k, per_group);
 }
 
 std::size_t packed_frame_bytes(int w, int h, bool deep) {

@@ -14,12 +14,14 @@
 #include "common.glsl"
 #include "bilinear.glsl"
 
-layout(local_size_x = 8, local_size_y = 8) in;
 layout(constant_id = 0) const int FW = 1;  // padded size
 layout(constant_id = 1) const int FH = 1;
 layout(constant_id = 2) const int FACTOR = 8;
 layout(constant_id = 3) const bool ACCUMULATE = false;
 layout(constant_id = 4) const bool CONVEX = false;
+// 8x8 invocations, one per pixel; CONVEX: 32x2, each the 2x2 coarse pixels of one half-plane
+// pixel at one sub-pixel (main)
+layout(local_size_x_id = 5, local_size_y_id = 6) in;
 
 layout(std430, binding = 0) readonly buffer Coarse { float coarse[]; };
 layout(std430, binding = 1) buffer Field { float field[]; };
@@ -30,16 +32,16 @@ DEFINE_BILINEAR(coarse_at, READ_COARSE)
 
 const int CW = FW / FACTOR, CH = FH / FACTOR;
 
-// The 5 upsampled values at full-resolution pixel (x, y), before the flows' scaling.
-void upsampled(int x, int y, out float v[5]) {
-  if (!CONVEX) {
-    float scale = float(FACTOR);
-    float sx = (float(x) + 0.5) / scale - 0.5, sy = (float(y) + 0.5) / scale - 0.5;
-    [[unroll]] for (int c = 0; c < 5; ++c) v[c] = coarse_at(c * CW * CH, CW, CH, sx, sy);
-    return;
-  }
-  int cx = x / FACTOR, cy = y / FACTOR, ax = x % FACTOR, ay = y % FACTOR;
-  int plane = CW * CH, at = cy * CW + cx;
+// Bilinear: the 5 values at full-resolution pixel (x, y), before the flows' scaling.
+void bilinear_at(int x, int y, out float v[5]) {
+  float scale = float(FACTOR);
+  float sx = (float(x) + 0.5) / scale - 0.5, sy = (float(y) + 0.5) / scale - 0.5;
+  [[unroll]] for (int c = 0; c < 5; ++c) v[c] = coarse_at(c * CW * CH, CW, CH, sx, sy);
+}
+
+// Convex: the 5 values at sub-pixel (ax, ay) of coarse pixel (cx, cy).
+void convex_at(int cx, int cy, int ax, int ay, out float v[5]) {
+  int plane = CW * CH;
   int half_plane = (CW / 2) * (CH / 2), parity = (cy & 1) * 2 + (cx & 1);
   int half_at = (cy >> 1) * (CW / 2) + (cx >> 1);
   float w[9];
@@ -58,14 +60,33 @@ void upsampled(int x, int y, out float v[5]) {
   }
 }
 
-void main() {
-  int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-  if (x >= FW || y >= FH) return;
-  float v[5];
-  upsampled(x, y, v);
+void store(int x, int y, float v[5]) {
   int i = y * FW + x, plane = FW * FH;
   [[unroll]] for (int c = 0; c < 5; ++c) {
     if (c < 4) v[c] *= float(FACTOR);
     field[c * plane + i] = ACCUMULATE ? field[c * plane + i] + v[c] : v[c];
   }
+}
+
+// CONVEX: invocation (gx, gy) is sub-pixel (gx % FACTOR, gy % FACTOR) of half-plane pixel
+// (gx / FACTOR, gy / FACTOR), so that a subgroup's 32 invocations read each logit plane at 8
+// consecutive half-plane pixels (4 planes, one per sub-pixel column) instead of 32 planes at
+// scattered pixels; the 2x2 coarse pixels it covers are the four parities.
+void main() {
+  int gx = int(gl_GlobalInvocationID.x), gy = int(gl_GlobalInvocationID.y);
+  float v[5];
+  if (!CONVEX) {
+    if (gx >= FW || gy >= FH) return;
+    bilinear_at(gx, gy, v);
+    store(gx, gy, v);
+    return;
+  }
+  int ax = gx % FACTOR, ay = gy % FACTOR, hx = gx / FACTOR, hy = gy / FACTOR;
+  if (hx >= CW / 2 || hy >= CH / 2) return;
+  [[unroll]] for (int py = 0; py < 2; ++py)
+    [[unroll]] for (int px = 0; px < 2; ++px) {
+      int cx = 2 * hx + px, cy = 2 * hy + py;
+      convex_at(cx, cy, ax, ay, v);
+      store(FACTOR * cx + ax, FACTOR * cy + ay, v);
+    }
 }
