@@ -339,6 +339,15 @@ class TrainerRunTest(unittest.TestCase):
         self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
         meta = read_tensors(os.path.join(self.tmp.name, "run2", "c.safetensors"))[1]
         self.assertEqual(json.loads(meta["steps"]), 6)
+        # --init from one file carries its lineage: its runs and totals, then the init
+        grown = self.train(os.path.join(self.tmp.name, "run4"), "--model",
+                           "c=classic:8:12/8+6:10:4+6:8:2", "--init", f"c={out}/c.safetensors")
+        self.assertEqual(grown.returncode, 0, grown.stdout + grown.stderr)
+        meta = read_tensors(os.path.join(self.tmp.name, "run4", "c.safetensors"))[1]
+        self.assertEqual(json.loads(meta["steps"]), 6)
+        history = json.loads(meta["history"])
+        self.assertEqual(history[:-2], json.loads(read_tensors(f"{out}/c.safetensors")[1]["history"]))
+        self.assertEqual(history[-2]["init_from"], "c.safetensors")
         wrong = self.train(os.path.join(self.tmp.name, "run3"), "--model",
                            "c=classic:8:12+6:10:4+6:8:2", "--resume", f"c={out}/c.safetensors")
         self.assertNotEqual(wrong.returncode, 0)

@@ -221,8 +221,16 @@ class Trainee:
                 print(f"[{name}] initialised from {', '.join(init)}: {len(copied)} of "
                       f"{len(state)} tensors copied, zeroed {zeroed}, left at their random "
                       f"start {fresh}", flush=True)
-                self.history = [{"init_from": ", ".join(os.path.basename(p) for p in init),
-                                 "tensors_copied": len(copied)}]
+                # The weights' lineage: the history of the file(s) they came from, and with
+                # one file its totals, so that a shipped model says every run it went through.
+                for path in init:
+                    meta = read_tensors(path)[1]
+                    self.history += json.loads(meta.get("history", "[]"))
+                    if len(init) == 1:
+                        self.prev = {k: json.loads(meta[k]) if k in meta else v
+                                     for k, v in self.prev.items()}
+                self.history.append({"init_from": ", ".join(os.path.basename(p) for p in init),
+                                     "tensors_copied": len(copied)})
         self.resumed = bool(resume)
         self.net = net.to(device).train()
         ranks.broadcast(list(self.net.parameters()))  # the ranks start from the same weights
