@@ -47,7 +47,6 @@ for p in f16 f32; do
 done
 
 step "correctness: every kernel and refinement-block case on the NVIDIA driver"
-timeout 150 $FCTESTS --gtest_brief=1 \
-  --gtest_filter="${TEST_FILTER:-Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:LazyMids*:GpuEnsemble*}" 2>&1 | tail -15
+vulkan_tests 150 "${TEST_FILTER:-Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:LazyMids*:GpuEnsemble*}"
 
 step done

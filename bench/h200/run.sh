@@ -12,9 +12,8 @@ $FC info
 $FC info | grep -q "  none:" && { cat "$VK_DRIVER_FILES"; VK_LOADER_DEBUG=error,warn,driver $FC info 2>&1 | head -30; }
 
 step "correctness 1: the Vulkan test suite on the NVIDIA driver, validation layers on"
-timeout 150 $FCTESTS --gtest_brief=1 \
-  --gtest_filter='Kernels*:Choices*:Variants*:Cases/*:Sizes/*:Depths*:VulkanRuntime*:Tuner*:TuneCache*' \
-  2>&1 | tail -60
+vulkan_tests 150 \
+  'Kernels*:Choices*:Variants*:Cases/*:Sizes/*:Depths*:VulkanRuntime*:Tuner*:TuneCache*' 60
 
 step "correctness 2: framecast pair, default model, 1920x1080, Vulkan f32/f16 vs the CPU"
 cd /tmp

@@ -81,7 +81,7 @@ want check && for m in quality fast; do
 done
 
 step "correctness: refinement blocks and every kernel choice on the NVIDIA driver"
-want check && timeout 200 $FCTESTS --gtest_brief=1 \
-  --gtest_filter='Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:LazyMids*:Tuner*:GpuEnsemble*' 2>&1 | tail -25
+want check && vulkan_tests 200 \
+  'Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:LazyMids*:Tuner*:GpuEnsemble*' 25
 
 step done

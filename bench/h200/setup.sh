@@ -29,6 +29,18 @@ FC="env LD_LIBRARY_PATH=$FCLIBS $B"
 FCTESTS="env LD_LIBRARY_PATH=$FCLIBS $R/$build/vulkan_tests"
 export XDG_CACHE_HOME=/tmp/fccache
 step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+# The staged build's Vulkan tests matching $2 on the NVIDIA driver within $1 seconds, the last
+# $3 lines (15) of their output. --gtest_brief prints the summary only at the end, so a run the
+# time limit cuts says so instead of printing nothing.
+vulkan_tests() {
+  timeout "$1" $FCTESTS --gtest_brief=1 --gtest_filter="$2" > /tmp/vulkan_tests.log 2>&1
+  local rc=$?
+  tail -n "${3:-15}" /tmp/vulkan_tests.log
+  if (( rc == 124 )); then
+    echo "vulkan_tests: cut at $1 s before the summary: no result ($(grep -c '^\[  FAILED' \
+      /tmp/vulkan_tests.log) failures printed by then)"
+  fi
+}
 # The machine and driver, then the staged build's Vulkan tests on it: $TEST_FILTER, else the
 # caller's filter ($1), within $2 seconds (150).
 machine_and_tests() {
@@ -36,5 +48,5 @@ machine_and_tests() {
   date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   $FC info | grep -E -m 6 "^Framecast|^\s+\[|uploads and readbacks"
   step "correctness: the staged build's Vulkan tests on the NVIDIA driver"
-  timeout "${2:-150}" $FCTESTS --gtest_brief=1 --gtest_filter="${TEST_FILTER:-$1}" 2>&1 | tail -15
+  vulkan_tests "${2:-150}" "${TEST_FILTER:-$1}"
 }

@@ -22,9 +22,8 @@ models="assets/models/framecast-fast.safetensors assets/models/framecast-quality
         /tmp/framecast-classic240.safetensors"
 
 step "correctness: the kernel and runtime tests on the NVIDIA driver (skip: TEST_SECONDS=0)"
-[[ ${TEST_SECONDS:-100} != 0 ]] && timeout "${TEST_SECONDS:-100}" $FCTESTS --gtest_brief=1 \
-  --gtest_filter="${TEST_FILTER:-Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:TuneCache*}" \
-  2>&1 | tail -25
+[[ ${TEST_SECONDS:-100} != 0 ]] && vulkan_tests "${TEST_SECONDS:-100}" \
+  "${TEST_FILTER:-Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:TuneCache*}" 25
 
 step "tune (quality's block0 has the classic graph's widths, so its choices serve both)"
 # $OUT/tune.M.txt: each problem's best variants with the driver's statistics of their kernels
