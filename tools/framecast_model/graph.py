@@ -168,11 +168,13 @@ class Block(nn.Module):
 
     def upsampled(self, x, film, t, h, w):
         """trunk's flow and mask, float32, upsampled to h x w: bilinear, or convex where the
-        block has its logits."""
+        block has its logits, and bilinear for the rest of the way where the convex factor
+        stops short of h x w (block0's, which serves two scales)."""
         coarse, logits = self.trunk(x, film, t)
         if logits is None:
             return resize(coarse.float(), h, w)
-        return convex_upsample(coarse.float(), logits.float(), self.convex_up)
+        up = convex_upsample(coarse.float(), logits.float(), self.convex_up)
+        return up if up.shape[-2:] == (h, w) else resize(up, h, w)
 
 
 class RefineHead(nn.Module):
@@ -207,17 +209,19 @@ class FramecastNet(nn.Module):
     (t-factored), the mask logits and the flow / scale, and adds its upsampled output to the
     flow (times 2 * scale) and the mask, like RIFE's IFBlock. convex_up: the refinement blocks
     upsample their output by RAFT's convex upsampling (weights from a second deconv of the
-    trunk, blockK.upmask) instead of bilinearly."""
+    trunk, blockK.upmask) instead of bilinearly. convex_block0: block0 upsamples its output
+    by 2 that way (block0.upmask) and bilinearly from there, since the large-motion pass runs
+    it at two scales with one set of weights."""
 
     def __init__(self, variant: str, c1: int, c2: int, film_hidden: int = 64,
                  refine_width: int = 32, blocks=(), block0_scale: int = 4,
-                 convex_up: bool = False):
+                 convex_up: bool = False, convex_block0: bool = False):
         super().__init__()
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}, expected one of {VARIANTS}")
         self.variant = variant
         tfact = variant != "classic"
-        self.block0 = Block(6 if tfact else 7, c1, c2)
+        self.block0 = Block(6 if tfact else 7, c1, c2, convex_up=2 if convex_block0 else 0)
         if tfact:  # t enters through FiLM after convblock 5
             self.film = film_mlp(film_hidden, c2)
         if block0_scale not in (4, 8):
@@ -254,6 +258,8 @@ class FramecastNet(nn.Module):
             cfg["block_scales"] = self.scales
         if self.convex_up:
             cfg["convex_up"] = True
+        if self.block0.convex_up:
+            cfg["convex_block0"] = True
         return cfg
 
     def _block0(self, x0, x1, t, div):

@@ -144,6 +144,7 @@ def load_model(path):
     net = FramecastNet(variant, width("block0.conv0.0.0.weight"),
                        width("block0.conv0.1.0.weight"), width("film.0.weight"),
                        width("refine.c0.weight"), blocks, block0_scale=scales[0],
-                       convex_up="block1.upmask.weight" in tensors)
+                       convex_up="block1.upmask.weight" in tensors,
+                       convex_block0="block0.upmask.weight" in tensors)
     net.load_state_dict(tensors, strict=True)  # names and shapes must all match
     return net.eval()

@@ -20,7 +20,7 @@ def block_macs(cin, c1, c2, w, h, convex_up=0):
 
 
 def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080, blocks=(), block0_scale=4,
-          convex_up=False):
+          convex_up=False, convex_block0=False):
     W, H = -(-width // 16) * 16, -(-height // 16) * 16
     q = (W // 4) * (H // 4)
     # block0 at 1 / block0_scale sees the frames padded to 4 * block0_scale
@@ -32,7 +32,8 @@ def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080, blocks=(), 
     conv0a = p8 * c1 * cin * 9
     conv0b = p16 * c2 * c1 * 9
     trunk_conv = p16 * c2 * c2 * 9
-    deconv = p8 * 5 * c2 * 4  # 4x4 stride 2: 2x2 taps reach each output pixel
+    # 4x4 stride 2: 2x2 taps reach each output pixel; a convex block0's upmask: 9 * 2^2 more
+    deconv = p8 * (5 + (36 if convex_block0 else 0)) * c2 * 4
     refine = 0
     if variant == "tfact2":
         r = refine_width

@@ -5,10 +5,10 @@ source, and classic -> tfact2 folds the t plane into a bias; the distillation lo
 where the teacher is better; the weight average (--ema) follows its formula and swaps in and
 out without losing the raw weights; --val-pans cuts the pan sets' windows; parse_model reads
 every spec form; the trainer runs end to end on a small pool (resume, --init with a
-rename, a block0 at scale 8, distillation, --mse on one model), writing models that load and
-resume; and data-parallel training (parallel.py) gives each rank its own share of the data,
-averages the gradients into those of the whole batch, and under torchrun trains one model
-with two processes, written once.
+rename, a block0 at scale 8, distillation, --mse on one model; a convex block0), writing
+models that load and resume; and data-parallel training (parallel.py) gives each rank its
+own share of the data, averages the gradients into those of the whole batch, and under
+torchrun trains one model with two processes, written once.
 
 Run: /usr/bin/python3 -m unittest tools/train/test_train.py   (or run this file)
 """
@@ -29,6 +29,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "eval"))
 from framecast_model import FramecastNet, load_model, read_tensors, save_safetensors  # noqa: E402
+from framecast_model.graph import resize  # noqa: E402
 from framecast_model.testdata import make_frames, to_tensor  # noqa: E402
 from losses import census_loss, charb, distill_loss, grad_loss  # noqa: E402
 from parallel import Ranks  # noqa: E402
@@ -96,14 +97,19 @@ class WarmStartTest(unittest.TestCase):
         copied, _ = warm_start(grown, self.saved(source, "k2"))
         self.assertNotIn("block2.lastconv.weight", copied)
 
+    def grown_convex(self, seed, **convex):
+        """A small bilinear tfact2 model with one refinement block, and the same model with
+        the convex upsampling `convex` names, --init from it: (source, grown, the tensors
+        copied, those zeroed)."""
+        widths = dict(film_hidden=8, refine_width=4, blocks=[(4, 6, 2)])
+        source = trained_like(FramecastNet("tfact2", 8, 12, **widths), seed)
+        grown = FramecastNet("tfact2", 8, 12, **widths, **convex)
+        return (source, grown) + warm_start(grown, self.saved(source, f"bilinear{seed}"))
+
     def test_convex_upsampling_starts_as_the_bilinear_source(self):
         """A new upmask starts at bilinear_logits with a zero weight: the grown model is its
         source but for the 1e-3 floor the taps bilinear leaves out start at."""
-        source = trained_like(FramecastNet("tfact2", 8, 12, film_hidden=8, refine_width=4,
-                                           blocks=[(4, 6, 2)]), 3)
-        grown = FramecastNet("tfact2", 8, 12, film_hidden=8, refine_width=4,
-                             blocks=[(4, 6, 2)], convex_up=True)
-        copied, zeroed = warm_start(grown, self.saved(source, "bilinear"))
+        source, grown, copied, zeroed = self.grown_convex(3, convex_up=True)
         self.assertIn("block1.upmask.bias", copied)
         self.assertIn("block1.upmask.weight", zeroed)
         with torch.no_grad():
@@ -112,6 +118,36 @@ class WarmStartTest(unittest.TestCase):
         self.assertGreater(a.std().item(), 0.05)
         self.assertGreater((a - b).abs().max().item(), 1e-6)  # the floor's taps are there
         self.assertLess((a - b).abs().max().item(), 0.02)
+
+    def test_convex_block0_starts_as_two_bilinear_steps_and_reloads(self):
+        """A new convex block0 (x2 convex, then bilinear) starts as bilinear x2 and then
+        bilinear, to within bilinear_logits' floor. That is not one bilinear step (the two
+        differ where the coarse samples' kinks fall between the finer ones), so the frames
+        start near the source's, not at them. Its file loads back as a convex block0 that
+        gives the same frames, the large-motion pass included (block0 at two scales, one
+        upmask)."""
+        source, grown, copied, zeroed = self.grown_convex(5, convex_block0=True)
+        self.assertIn("block0.upmask.bias", copied)
+        self.assertIn("block0.upmask.weight", zeroed)
+        self.assertEqual(grown.config().get("convex_block0"), True)
+        x = torch.rand(1, 6, 24, 40)
+        t = torch.tensor([0.4])
+        with torch.no_grad():
+            coarse, _ = grown.block0.trunk(x, grown.film, t)
+            up = grown.block0.upsampled(x, grown.film, t, 96, 160)
+            two_steps = resize(resize(coarse, 24, 40), 96, 160)  # coarse: 12 x 20
+            self.assertGreater(coarse.std().item(), 0.01)
+            self.assertLess((up - two_steps).abs().max().item(), 0.01 * coarse.abs().max().item())
+            a = source(self.img0, self.img1, 0.4, large_motion=True)
+            b = grown(self.img0, self.img1, 0.4, large_motion=True)
+            self.assertGreater(a.std().item(), 0.05)
+            self.assertLess((a - b).abs().mean().item(), 5e-3)
+            trained_like(grown.block0.upmask, 6)  # away from bilinear, so the reload shows
+            back = load_model(self.saved(grown, "convex0"))
+            self.assertEqual(back.block0.convex_up, 2)
+            self.assertFalse(back.convex_up)
+            self.assertTrue(torch.equal(grown(self.img0, self.img1, 0.4, large_motion=True),
+                                        back(self.img0, self.img1, 0.4, large_motion=True)))
 
     def test_classic_to_tfact2_folds_the_t_plane_into_the_bias(self):
         """tfact2 has no t plane: its first conv's bias takes the plane's weights at t = 0.5,
@@ -352,6 +388,19 @@ class TrainerRunTest(unittest.TestCase):
                            "c=classic:8:12+6:10:4+6:8:2", "--resume", f"c={out}/c.safetensors")
         self.assertNotEqual(wrong.returncode, 0)
         self.assertIn("block0_scale=8", wrong.stderr)
+
+    def test_a_convex_block0_trains_and_resumes_only_as_one(self):
+        out = os.path.join(self.tmp.name, "cx0")
+        spec = ["--model", "f=tfact2:8:12+6:8:2", "--convex-up", "f", "--convex-block0", "f"]
+        r = self.train(out, *spec)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        net = load_model(os.path.join(out, "f.safetensors"))
+        self.assertEqual((net.block0.convex_up, net.block1.convex_up), (2, 4))
+        again = self.train(out + "b", *spec, "--resume", f"f={out}/f.safetensors")
+        self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+        wrong = self.train(out + "c", *spec[:4], "--resume", f"f={out}/f.safetensors")
+        self.assertNotEqual(wrong.returncode, 0)
+        self.assertIn("convex_block0=True", wrong.stderr)
 
     def test_wall_minutes_shorten_the_budget_or_refuse_to_start(self):
         cut = self.train(os.path.join(self.tmp.name, "wall1"), "--model", "f=tfact2:8:12",

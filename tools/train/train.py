@@ -36,7 +36,8 @@ into the bias at t = 0.5), and the parts the source lacks start as the identity 
 blocks' deconv, FiLM's last layer and tfact2's refine output conv at zero; a new convex
 upsampling's weight deconv at zero with its bias at bilinear_logits, i.e. bilinear), so the new
 model starts where the source model is (with convex upsampling, to within bilinear_logits'
-floor). Repeated, it takes each file's matching tensors in
+floor; a convex block0 starts as bilinear x2 and then bilinear, near one bilinear step but not
+at it). Repeated, it takes each file's matching tensors in
 turn (e.g. a tfact2 quality tier from the fast model's block0 and refine head and a classic
 quality model's refinement blocks: --init q=QUALITY --init q=FAST).
 
@@ -160,7 +161,7 @@ def warm_start(net, paths, renames=None):
         state[n].copy_(bilinear_logits(net.get_submodule(n.split(".")[0]).convex_up))
         copied.append(n)
     zero = [n for n in state if n not in copied and (
-        re.fullmatch(r"block[1-9]\d*\.(lastconv|upmask)\.(weight|bias)", n)
+        re.fullmatch(r"block([1-9]\d*\.lastconv|\d+\.upmask)\.(weight|bias)", n)
         or re.fullmatch(r"(block\d+\.)?film\.2\.(weight|bias)", n)
         or re.fullmatch(r"refine\.c3\.(weight|bias)", n))]
     for n in zero:
@@ -205,14 +206,16 @@ class Trainee:
             got["blocks"] = [tuple(b) for b in got.get("blocks", [])]
             got["block0_scale"] = net.scales[0]
             got["convex_up"] = net.convex_up
-            for k in ("variant", "c1", "c2", "blocks", "block0_scale", "convex_up"):
+            got["convex_block0"] = bool(net.block0.convex_up)
+            for k in ("variant", "c1", "c2", "blocks", "block0_scale", "convex_up",
+                      "convex_block0"):
                 if got[k] != cfg[k]:
                     sys.exit(f"{name}: resume file has {k}={got[k]}, asked for {cfg[k]}")
             print(f"[{name}] resumed from {resume}: {self.prev}", flush=True)
         else:
             net = FramecastNet(cfg["variant"], cfg["c1"], cfg["c2"], cfg["film_hidden"],
                                cfg["refine_width"], cfg["blocks"], cfg["block0_scale"],
-                               cfg["convex_up"])
+                               cfg["convex_up"], cfg["convex_block0"])
             if init:
                 with torch.no_grad():
                     copied, zeroed = warm_start(net, init, renames)
@@ -299,8 +302,9 @@ class Trainee:
                                                  self.cfg["c2"], self.cfg["refine_width"],
                                                  blocks=self.cfg["blocks"],
                                                  block0_scale=self.cfg["block0_scale"],
-                                                 convex_up=self.cfg["convex_up"])["per_mid"],
-                                     2),
+                                                 convex_up=self.cfg["convex_up"],
+                                                 convex_block0=self.cfg["convex_block0"]
+                                                 )["per_mid"], 2),
         }
 
     def save(self, args, samples, train_s):
@@ -405,6 +409,10 @@ def parse_args():
                     help="NAME's refinement blocks upsample their flow and mask by RAFT's "
                          "convex upsampling (a second deconv gives the weights) instead of "
                          "bilinearly; --init starts it as bilinear")
+    ap.add_argument("--convex-block0", action="append", default=[], metavar="NAME",
+                    help="NAME's block0 upsamples its flow and mask by 2 by convex upsampling "
+                         "and bilinearly from there; --init starts it as bilinear. The "
+                         "runtimes do not run such a model yet (eval.py --torch-model does)")
     ap.add_argument("--init-rename", action="append", default=[],
                     help="NAME=OLD>NEW[,OLD>NEW...]: move the --init file's blocks first, e.g. "
                          "block1>block2,block2>block3 to put a new block1 after block0")
@@ -517,6 +525,7 @@ def main():
     for spec in args.model:
         name, cfg, every = parse_model(spec)
         cfg["convex_up"] = name in args.convex_up
+        cfg["convex_block0"] = name in args.convex_block0
         models.append(Trainee(name, cfg, args, device, ranks, resumes.get(name),
                               inits.get(name), renames.get(name)))
         models[-1].every = every
