@@ -47,6 +47,7 @@ for p in f16 f32; do
 done
 
 step "correctness: every kernel and refinement-block case on the NVIDIA driver"
-vulkan_tests 150 "${TEST_FILTER:-Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:LazyMids*:GpuEnsemble*}"
+vulkan_tests 150 \
+  "${TEST_FILTER:-Kernels*:Choices*:Variants*:Cases/*:VulkanRuntime*:LazyMids*:GpuEnsemble*}"
 
 step done

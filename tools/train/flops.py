@@ -10,13 +10,19 @@ head (FiLM, convblocks 6-7, deconv, refine) once per mid; both numbers are retur
 import sys
 
 
+def deconv_channels(convex_up=0):
+    """A block's deconv outputs: flow and mask (5), and with convex upsampling by convex_up the
+    9 convex_up^2 weights of its upmask."""
+    return 5 + 9 * convex_up * convex_up
+
+
 def block_macs(cin, c1, c2, w, h, convex_up=0):
     """Multiply-adds of one flow block whose input is w x h (conv0a, conv0b, 8 convblocks,
     deconv, and with convex upsampling by convex_up the deconv of its 9 convex_up^2 weights);
     its trunk runs at w/4 x h/4."""
     p2, p4 = (w // 2) * (h // 2), (w // 4) * (h // 4)
-    deconv_out = 5 + 9 * convex_up * convex_up
-    return p2 * c1 * cin * 9 + p4 * c2 * c1 * 9 + 8 * p4 * c2 * c2 * 9 + p2 * deconv_out * c2 * 4
+    return (p2 * c1 * cin * 9 + p4 * c2 * c1 * 9 + 8 * p4 * c2 * c2 * 9
+            + p2 * deconv_channels(convex_up) * c2 * 4)
 
 
 def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080, blocks=(), block0_scale=4,
@@ -32,8 +38,8 @@ def gflop(variant, c1, c2, refine_width=32, width=1920, height=1080, blocks=(), 
     conv0a = p8 * c1 * cin * 9
     conv0b = p16 * c2 * c1 * 9
     trunk_conv = p16 * c2 * c2 * 9
-    # 4x4 stride 2: 2x2 taps reach each output pixel; a convex block0's upmask: 9 * 2^2 more
-    deconv = p8 * (5 + (36 if convex_block0 else 0)) * c2 * 4
+    # 4x4 stride 2: 2x2 taps reach each output pixel; a convex block0 upsamples by 2
+    deconv = p8 * deconv_channels(2 if convex_block0 else 0) * c2 * 4
     refine = 0
     if variant == "tfact2":
         r = refine_width
