@@ -28,11 +28,12 @@ from framecast_model.testdata import (flow_stats, make_frames, random_net, to_te
                                       to_u8, write_png)
 
 # name: variant, c1, c2, film_hidden, refine_width, (W, H), ts, static_guard, model format,
-# refinement blocks (c1, c2, scale) for the quality tier, and whether they upsample by convex
-# upsampling (blockK.upmask). Small and unusual widths (C1 not a multiple of 4), sizes that are
-# and are not multiples of 16 (and 32), t at both ends and inside, the guard on scenes with a
-# static block; K = 2 and 3 blocks of every variant; convex upsampling by 8, 4 and 2; the
-# large-motion pass choosing 1/8 and 1/4.
+# refinement blocks (c1, c2, scale) for the quality tier, whether they upsample by convex
+# upsampling (blockK.upmask), and whether block0 does by 2 (block0.upmask). Small and unusual
+# widths (C1 not a multiple of 4), sizes that are and are not multiples of 16 (and 32), t at
+# both ends and inside, the guard on scenes with a
+# static block; K = 2 and 3 blocks of every variant; convex upsampling by 8, 4 and 2, and
+# block0's by 2 alone and under refinement blocks; the large-motion pass choosing 1/8 and 1/4.
 CASES = [
     ("classic_32x32", "classic", 8, 12, 0, 0, (32, 32), [0.5], False, "json"),
     ("classic_50x38_guard", "classic", 6, 16, 0, 0, (50, 38), [0.25, 0.8], True, "json"),
@@ -54,6 +55,8 @@ CASES = [
      [(6, 8, 4), (6, 8, 1)], True),
     ("cx_k2_tfact2_37x21_guard", "tfact2", 6, 12, 5, 8, (37, 21), [0.25, 0.8], True, "json",
      [(6, 8, 2)], True),
+    ("cx0_tfact2_50x38", "tfact2", 8, 12, 5, 8, (50, 38), [0.3, 0.75], False, "json", (), False,
+     True),
 ]
 
 # With the large-motion pass: (seed, case as above). The seeds are picked so that the
@@ -67,6 +70,8 @@ LARGE_MOTION_CASES = [
           [(8, 12, 2), (6, 8, 1)])),
     (39, ("lm_k2_tfact_70x40", "tfact", 8, 12, 5, 0, (70, 40), [0.0, 0.6], False, "json",
           [(6, 8, 1)])),
+    (58, ("lm_cx0_k2_tfact2_64x48", "tfact2", 8, 16, 16, 8, (64, 48), [0.25, 0.6], False,
+          "json", [(6, 8, 2)], True, True)),
 ]
 
 # The large-motion pass's two sums must differ by this much (relative) in the reference, so
@@ -75,7 +80,7 @@ CHOICE_MARGIN = 1e-3
 
 
 def write_case(root, seed, name, variant, c1, c2, fh, rw, size, ts, guard, fmt, blocks=(),
-               convex_up=False, large_motion=False):
+               convex_up=False, convex_block0=False, large_motion=False):
     d = root / name
     d.mkdir(parents=True)
     f0, f1 = make_frames(*size, seed=1000 + seed, static=guard)
@@ -83,7 +88,7 @@ def write_case(root, seed, name, variant, c1, c2, fh, rw, size, ts, guard, fmt, 
     write_png(d / "frame1.png", f1)
     img0, img1 = to_tensor(f0), to_tensor(f1)
     net = random_net(variant, c1, c2, fh, rw, seed, img0, img1, ts, blocks=blocks,
-                     convex_up=convex_up)
+                     convex_up=convex_up, convex_block0=convex_block0)
     meta = {"name": f"golden/{name}", "note": "random weights, for tests only"}
     if fmt == "json":
         save_model(net, d / "model", meta)
@@ -106,7 +111,7 @@ def write_case(root, seed, name, variant, c1, c2, fh, rw, size, ts, guard, fmt, 
         case.update(large_motion=True, half_chosen=chosen)
     (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
     s = flow_stats(net, img0, img1, ts)
-    convex = " convex" if convex_up else ""
+    convex = (" convex" if convex_up else "") + (" convex block0" if convex_block0 else "")
     print(f"{name:24s} {variant:7s} blocks={list(blocks)}{convex} c1={c1:<2d} c2={c2:<2d} film={fh:<2d} refine={rw:<2d} "
           f"{size[0]}x{size[1]} t={ts} guard={guard} {fmt}: |flow| mean {s['flow_mean']:.2f} "
           f"max {s['flow_max']:.2f} px, sigmoid(mask) {s['mask_min']:.2f}..{s['mask_max']:.2f}"

@@ -179,6 +179,11 @@ ModelShape validate(const std::map<std::string, Tensor>& tensors, const std::str
     v.expect(p + ".bias", {9 * f * f});
     rb.convex = true;
   }
+  if (tensors.count("block0.upmask.weight") || tensors.count("block0.upmask.bias")) {
+    v.expect("block0.upmask.weight", {s.c2, 9 * 2 * 2, 4, 4});
+    v.expect("block0.upmask.bias", {9 * 2 * 2});
+    s.convex_block0 = true;
+  }
   if (refine) {
     s.refine_width = int(v.shape_of("refine.c0.weight", 4)[0]);
     const std::int64_t r = s.refine_width;

@@ -194,7 +194,8 @@ TEST(Model, RefinementBlocksAndTheirScales) {
   }
 }
 
-// Convex models: every refinement block has an upmask of 9 f^2 logits, f = 2 * its scale.
+// Convex models: every refinement block has an upmask of 9 f^2 logits, f = 2 * its scale;
+// block0 may have one of 9 x 2^2.
 TEST(Model, ConvexUpmasksAndTheirShapes) {
   const Model bilinear = Model::load(testing::golden_dir() / "k3_tfact2_50x38" / "model.json");
   EXPECT_FALSE(bilinear.shape().blocks[0].convex);
@@ -232,9 +233,16 @@ TEST(Model, ConvexUpmasksAndTheirShapes) {
   tensors = convex;
   tensors["block2.upmask.bias"] = convex["block1.upmask.bias"];
   expect_error(tensors, {"block2.upmask.bias", "[576]", "expected [144]"});
+  // A convex block0 upsamples by 2 alone: 36 logits, whatever the refinement blocks do.
+  EXPECT_FALSE(m.shape().convex_block0);
   tensors = convex;
-  tensors["block0.upmask.bias"] = convex["block1.upmask.bias"];  // block0 upsamples bilinearly
-  expect_error(tensors, {"block0.upmask.bias", "unknown tensor"});
+  tensors["block0.upmask.weight"] = {{12, 36, 4, 4}, std::vector<float>(12 * 36 * 16, 0.1f)};
+  tensors["block0.upmask.bias"] = {{36}, std::vector<float>(36, 0.2f)};
+  EXPECT_TRUE(Model::from_tensors(tensors, bilinear.metadata_json(), "c0").shape().convex_block0);
+  tensors["block0.upmask.bias"] = convex["block1.upmask.bias"];
+  expect_error(tensors, {"block0.upmask.bias", "[576]", "expected [36]"});
+  tensors.erase("block0.upmask.weight");
+  expect_error(tensors, {"block0.upmask.weight", "missing"});
 }
 
 TEST(Model, RefineWithoutFilmIsRejected) {

@@ -209,7 +209,10 @@ INSTANTIATE_TEST_SUITE_P(
         std::tuple{std::string("k2_classic_50x38"),
                    std::vector<std::string>{"trunk7", "deconv", "flow_field", "block1.input",
                                             "block1.conv0a", "block1.trunk7", "block1.deconv",
-                                            "block1.flow", "flow_out"}}),
+                                            "block1.flow", "flow_out"}},
+        std::tuple{std::string("cx0_tfact2_50x38"),
+                   std::vector<std::string>{"trunk7", "deconv", "upmask", "convex_up",
+                                            "refine_c0", "flow_out"}}),
     [](const auto& p) { return std::get<0>(p.param); });
 
 TEST(VulkanCli, InfoListsTheDeviceAndBadDevicesFailCleanly) {

@@ -133,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, GoldenVulkan,
 TEST(VulkanRuntime, RefinementBlocksRunOnTheGpu) {
   FRAMECAST_VK_CONTEXT_OR_SKIP(context);
   const auto names = refinement_cases();
-  ASSERT_EQ(names.size(), 8u);
+  ASSERT_EQ(names.size(), 9u);
   for (const auto& name : names) {
     const auto dir = golden_dir() / name;
     const auto spec = framecast::testing::read_json(dir / "case.json");
@@ -222,6 +222,37 @@ TEST(VulkanRuntime, ConvexModelsRunOnTheGpu) {
         const std::string s = "block" + std::to_string(block.index) + stage;
         EXPECT_EQ(std::count(names.begin(), names.end(), s), 1) << s;
       }
+  }
+}
+
+// A convex block0 (block0.upmask, by 2, then bilinear) on the GPU: alone and under the
+// large-motion pass with a convex refinement block, its frames are the CPU reference's, and
+// the same block0 upsampled bilinearly gives frames more than a step away on average.
+TEST(VulkanRuntime, ConvexBlock0RunsOnTheGpu) {
+  FRAMECAST_VK_CONTEXT_OR_SKIP(context);
+  for (const char* name : {"cx0_tfact2_50x38", "lm_cx0_k2_tfact2_64x48"}) {
+    SCOPED_TRACE(name);
+    const auto dir = golden_dir() / name;
+    const auto spec = framecast::testing::read_json(dir / "case.json");
+    const Model model = golden_model(name);
+    auto tensors = model.tensors();
+    tensors.erase("block0.upmask.weight");
+    tensors.erase("block0.upmask.bias");
+    const Model twin = Model::from_tensors(tensors, model.metadata_json(), "bilinear block0");
+    ASSERT_TRUE(model.shape().convex_block0);
+    ASSERT_FALSE(twin.shape().convex_block0);
+    const bool large_motion = spec.value("large_motion", false);
+    const Frame a = io::read_image(dir / "frame0.png"), b = io::read_image(dir / "frame1.png");
+    const auto ts = spec["t"].get<std::vector<float>>();
+    const auto gpu = vulkan_mids(context, model, a, b, ts, Precision::f32, false, large_motion);
+    const auto cpu = reference_mids(model, a, b, ts, false, large_motion);
+    const auto gpu_bilinear =
+        vulkan_mids(context, twin, a, b, ts, Precision::f32, false, large_motion);
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      const std::string what = "t=" + std::to_string(ts[i]);
+      expect_close(gpu[i], cpu[i], Precision::f32, what + " vs cpu-reference");
+      EXPECT_GT(compare(gpu[i], gpu_bilinear[i]).mean_error, 1.0) << what;
+    }
   }
 }
 

@@ -127,20 +127,25 @@ def _calibrate(net, layer, run, std, mean):
 
 @torch.no_grad()
 def random_net(variant, c1, c2, film_hidden, refine_width, seed, img0, img1, ts,
-               flow_px=3.0, blocks=(), convex_up=False):
+               flow_px=3.0, blocks=(), convex_up=False, convex_block0=False):
     """A random FramecastNet calibrated on (img0, img1) [1, 3, H, W] at the given ts: flow
     std ~flow_px pixels around a random mean of up to +-flow_px, mask logits of std 1.5,
     each refinement block's residual ~1 px and 0.5 in mask logits, tfact2 refine logits of
     std 0.15 (residuals of ~+-20 LSB). convex_up: the refinement blocks' convex upsampling
-    logits vary with std 1.5 around the bilinear ones (a warm start trained a while)."""
+    logits vary with std 1.5 around the bilinear ones (a warm start trained a while), as do
+    block0's with convex_block0."""
     torch.manual_seed(seed)
     net = FramecastNet(variant, c1, c2, film_hidden, refine_width, blocks,
-                       convex_up=convex_up).eval()
+                       convex_up=convex_up, convex_block0=convex_block0).eval()
     _init(net)
     n = len(ts)
     a, b, t = img0.expand(n, -1, -1, -1), img1.expand(n, -1, -1, -1), torch.tensor(ts)
     mean = torch.cat(((torch.rand(4) * 2 - 1) * flow_px / 8, torch.zeros(1)))
     std = torch.tensor([flow_px / 8] * 4 + [1.5])
+    if convex_block0:
+        logits = bilinear_logits(net.block0.convex_up)
+        _calibrate(net, net.block0.upmask, lambda: net(a, b, t), torch.full_like(logits, 1.5),
+                   logits)
     _calibrate(net, net.block0.lastconv, lambda: net(a, b, t), std, mean)
     for block, scale in net.refinement_blocks():  # in order: each sees the flows before it
         if convex_up:

@@ -411,8 +411,7 @@ def parse_args():
                          "bilinearly; --init starts it as bilinear")
     ap.add_argument("--convex-block0", action="append", default=[], metavar="NAME",
                     help="NAME's block0 upsamples its flow and mask by 2 by convex upsampling "
-                         "and bilinearly from there; --init starts it as two bilinear steps. The "
-                         "runtimes do not run such a model yet (eval.py --torch-model does)")
+                         "and bilinearly from there; --init starts it as two bilinear steps")
     ap.add_argument("--init-rename", action="append", default=[],
                     help="NAME=OLD>NEW[,OLD>NEW...]: move the --init file's blocks first, e.g. "
                          "block1>block2,block2>block3 to put a new block1 after block0")

@@ -154,7 +154,7 @@ void CpuRuntime::block0_head(ConvNet& net, int scale, float t, const std::string
   stage(label + "trunk", [&] { net.convblocks(0, classic ? 8 : 6); });
 }
 
-void CpuRuntime::block0_tail(ConvNet& net, int scale, float t, const std::string& label) {
+FlowField CpuRuntime::block0_tail(ConvNet& net, int scale, float t, const std::string& label) {
   if (model_.variant() == Variant::classic) {
     block0_head(net, scale, t, label);
   } else {
@@ -162,19 +162,29 @@ void CpuRuntime::block0_tail(ConvNet& net, int scale, float t, const std::string
     stage(label + "film", [&] { net.film(film_params(model_, t)); });
     stage(label + "trunk_tail", [&] { net.convblocks(6, 8); });
   }
-  stage(label + "deconv", [&] { net.decode(scale == 4 ? tmp8_ : tmp16_); });
+  Planes& coarse = scale == 4 ? tmp8_ : tmp16_;
+  stage(label + "deconv", [&] { net.decode(coarse); });
+  if (!model_.shape().convex_block0) return FlowField(coarse, 2 * scale);
+  // Convex by 2, flows doubled (exact): a field of factor `scale` that the bilinear passes
+  // take the rest of the way, as the reference resizes the convex output.
+  Planes& up = scale == 4 ? up4_ : up8_;
+  stage(label + "upmask", [&] { net.upmask(logits_); });
+  stage(label + "convex_up", [&] {
+    up = Planes(5, 2 * coarse.height, 2 * coarse.width);
+    passes(path_).add_convex_residual(coarse, logits_, 2, up);
+  });
+  return FlowField(up, scale);
 }
 
 FlowField CpuRuntime::block0_flow(float t) {
-  block0_tail(*nets_[0], 4, t, "");
-  if (!half_net_) return FlowField(tmp8_, 8);
-  block0_tail(*half_net_, 8, t, "half.");
+  const FlowField quarter = block0_tail(*nets_[0], 4, t, "");
+  if (!half_net_) return quarter;
+  const FlowField half = block0_tail(*half_net_, 8, t, "half.");
   const PixelPasses& ops = passes(path_);
   stage("scale_choice", [&] {
-    half_chosen_ = ops.warp_disagreement(FlowField(tmp16_, 16), imgs_) <
-                   ops.warp_disagreement(FlowField(tmp8_, 8), imgs_);
+    half_chosen_ = ops.warp_disagreement(half, imgs_) < ops.warp_disagreement(quarter, imgs_);
   });
-  return half_chosen_ ? FlowField(tmp16_, 16) : FlowField(tmp8_, 8);
+  return half_chosen_ ? half : quarter;
 }
 
 void CpuRuntime::run_refinement_blocks(const FlowField& block0, float t) {

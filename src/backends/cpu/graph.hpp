@@ -44,10 +44,11 @@ class CpuRuntime final : public Runtime {
   int half_width_, half_height_;      // the large-motion pass's block0 at 1/8: multiples of 32
   // Block0 on the frames at 1/scale (4, or 8 for the large-motion pass, on the frames padded
   // to 32): its input and the trunk's t-free part (all of it for classic models); then the
-  // rest, into tmp8_ / tmp16_. `label` prefixes the profile's stages ("half." for 1/8). The
-  // 1/8 output covers more than the grid; the flow passes read it by factor 16 within the grid.
+  // rest, into tmp8_ / tmp16_ (and, convex by 2, up4_ / up8_), returned as a flow field.
+  // `label` prefixes the profile's stages ("half." for 1/8). The 1/8 output covers more than
+  // the grid; the flow passes read it by its factor within the grid.
   void block0_head(ConvNet& net, int scale, float t, const std::string& label);
-  void block0_tail(ConvNet& net, int scale, float t, const std::string& label);
+  FlowField block0_tail(ConvNet& net, int scale, float t, const std::string& label);
   // Block0's flow for t: at 1/4, or with the large-motion pass the better-agreeing of 1/4 and 1/8.
   FlowField block0_flow(float t);
   // The flow and mask after every block: refinement blocks run on the full-resolution field.
@@ -57,7 +58,8 @@ class CpuRuntime final : public Runtime {
   std::unique_ptr<ConvNet> half_net_;           // block0 at 1/8: the large-motion pass
   bool half_chosen_ = false;                    // the last mid's choice
   Planes imgs_, xq_, xh_, tmp8_, tmp16_, field_, block_input_, rin_, refine_features_, residual_;
-  Planes logits_;  // a convex refinement block's upmask output
+  Planes logits_;  // a convex block's upmask output
+  Planes up4_, up8_;  // a convex block0's output upsampled by 2, at 1/4 and 1/8
   SampleDepth depth_ = SampleDepth::u8;
   bool prepared_ = false;
   Frame second_;  // the pair's second frame, the first of prepare_next's pair

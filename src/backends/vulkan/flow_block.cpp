@@ -1,6 +1,7 @@
 #include "backends/vulkan/flow_block.hpp"
 
 #include "backends/cpu/ops_reference.hpp"
+#include "backends/vulkan/kernels.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {
@@ -40,6 +41,10 @@ FlowBlock::FlowBlock(const Model& model, Layout layout, const DeviceCaps& caps, 
 
 void FlowBlock::build(const std::shared_ptr<const Context>& context, const WeightArena& weights,
                       DescriptorPool& sets, int slots, const Buffer* logits) {
+  if (layout_.convex_output) {
+    own_logits_ = Buffer(context, logits_bytes(), MemoryUse::device);
+    logits = &own_logits_;
+  }
   if (layout_.upmask && (!logits || logits->size() < logits_bytes()))
     throw Error(ErrorKind::internal, layout_.name + ".upmask has no room for its logits");
   const std::size_t sb = storage_bytes(storage_);
@@ -60,6 +65,13 @@ void FlowBlock::build(const std::shared_ptr<const Context>& context, const Weigh
   trunk_residual_pipeline_ = make_conv(context, storage_, trunk_[7].shape, trunk_[7].choice);
   deconv_pipeline_ = make_deconv(context, storage_, layout_.c2, 5, plane_w(), plane_h());
   if (layout_.upmask) upmask_pipeline_ = make_conv(context, storage_, upmask_.shape, upmask_.choice);
+  if (layout_.convex_output) {
+    up_ = Buffer(context, std::size_t(5) * layout_.in_w * layout_.in_h * 4, MemoryUse::device);
+    convex_output_pipeline_ =
+        make_flow_accumulate(context, storage_, layout_.in_w, layout_.in_h, 2, false, true);
+    const BufferRange r[] = {output_.range(), up_.range(), own_logits_.range()};
+    convex_output_set_ = sets.allocate(*convex_output_pipeline_, r);
+  }
 
   const std::string& label = layout_.label;
   head_.push_back(conv_call(sets, weights, conv0a_, *conv0a_pipeline_, input_, half_, nullptr,
@@ -121,6 +133,8 @@ void FlowBlock::record_tail(CommandBuffer& cmd, int slot, const FlowBlock* besid
   for (std::size_t i = 0; i < tail_.size(); ++i)
     side_by_side(cmd, beside, [&](const FlowBlock& b) { record(cmd, b.tail_[i]); });
   side_by_side(cmd, beside, [&](const FlowBlock& b) { b.record_deconv(cmd); });
+  if (layout_.convex_output)
+    side_by_side(cmd, beside, [&](const FlowBlock& b) { b.record_convex_output(cmd); });
 }
 
 void FlowBlock::record_film(CommandBuffer& cmd, int slot) const {
@@ -136,6 +150,12 @@ void FlowBlock::record_deconv(CommandBuffer& cmd) const {
   if (!upmask_pipeline_) return;
   // Both read the trunk and write apart: record_tail runs them together().
   record(cmd, upmask_call_);
+}
+
+void FlowBlock::record_convex_output(CommandBuffer& cmd) const {
+  cmd.dispatch(*convex_output_pipeline_, convex_output_set_,
+               {std::uint32_t(layout_.in_w), std::uint32_t(layout_.in_h), 1});
+  cmd.mark(layout_.label + "convex_up");
 }
 
 void FlowBlock::write_film(const Model& model, int slot, float t) {

@@ -30,9 +30,12 @@ class FlowBlock {
     int in_w = 0, in_h = 0;  // input plane: the padded size / the block's scale
     std::string film;        // FiLM MLP tensor prefix ("film", "block1.film"); empty: none
     int upmask = 0;  // convex blocks: the channels of `name`.upmask, 9 f^2; 0: none
+    // A convex block0 (upmask 36): the block upsamples its own output by 2 under its logits,
+    // into flow() [5, in_h, in_w] with the flows doubled (flow_accumulate's convex kind).
+    bool convex_output = false;
   };
   // Descriptor sets that build() takes from a pool.
-  static constexpr std::uint32_t kDescriptorSets = 13;
+  static constexpr std::uint32_t kDescriptorSets = 14;
 
   // Adds the block's weights to `weights` (before its upload); `trunk` is the wanted kernel of
   // the eight trunk convs.
@@ -41,7 +44,8 @@ class FlowBlock {
 
   // After the arena's upload: activations, pipelines and descriptor sets, and `slots` FiLM
   // parameter sets (one per t of a batch). A block with an upmask writes its logits into
-  // `logits` (logits_bytes() at least), which blocks that run one after another may share.
+  // `logits` (logits_bytes() at least), which blocks that run one after another may share;
+  // a block with convex_output keeps its own.
   void build(const std::shared_ptr<const Context>& context, const WeightArena& weights,
              DescriptorPool& sets, int slots, const Buffer* logits = nullptr);
 
@@ -50,7 +54,7 @@ class FlowBlock {
   // two blocks' steps are recorded pairwise together() so that the GPU can overlap them.
   void record_head(CommandBuffer& cmd, const FlowBlock* beside = nullptr) const;
   // FiLM from parameter slot `slot` (when the block has one), convblocks 6-7, the deconv
-  // (and the upmask beside it).
+  // (and the upmask beside it; with convex_output then the convex step into flow()).
   void record_tail(CommandBuffer& cmd, int slot, const FlowBlock* beside = nullptr) const;
   // The FiLM MLP at t (run on the host: it is tiny) into slot `slot`, which no pending work
   // may still read. Nothing for blocks without FiLM.
@@ -62,6 +66,15 @@ class FlowBlock {
   const Buffer& output() const noexcept { return output_; }  // [5, in_h / 2, in_w / 2], f32
   int output_w() const noexcept { return layout_.in_w / 2; }
   int output_h() const noexcept { return layout_.in_h / 2; }
+  // The block's flow as the passes after it read it: output(), or the convex step's
+  // [5, in_h, in_w] f32 with convex_output; and how many grid pixels one of its pixels spans
+  // when the block's input has 1 / `input_factor` of the grid.
+  const Buffer& flow() const noexcept { return layout_.convex_output ? up_ : output_; }
+  int flow_w() const noexcept { return layout_.convex_output ? layout_.in_w : output_w(); }
+  int flow_h() const noexcept { return layout_.convex_output ? layout_.in_h : output_h(); }
+  int flow_factor(int input_factor) const noexcept {
+    return layout_.convex_output ? input_factor : 2 * input_factor;
+  }
   // The upmask's logits [4 upmask, plane_h, plane_w] in storage precision; 0 without one.
   std::size_t logits_bytes() const noexcept {
     return std::size_t(4) * layout_.upmask * plane_w() * plane_h() * storage_bytes(storage_);
@@ -72,6 +85,7 @@ class FlowBlock {
   int plane_h() const noexcept { return layout_.in_h / 4; }
   void record_film(CommandBuffer& cmd, int slot) const;
   void record_deconv(CommandBuffer& cmd) const;
+  void record_convex_output(CommandBuffer& cmd) const;
   // `step` for this block and, in the same together(), for `beside`.
   template <typename Step>
   void side_by_side(CommandBuffer& cmd, const FlowBlock* beside, const Step& step) const;
@@ -86,13 +100,17 @@ class FlowBlock {
 
   // half_: conv0a's output [c1, in_h / 2, in_w / 2]; feat0_: conv0b's, the trunk's input and
   // residual; film_params_: [slots][2 c2] f32, host-written.
-  Buffer input_, half_, feat0_, act_a_, act_b_, trunk_out_, output_, film_params_;
+  // own_logits_, up_: convex_output's logits and flow().
+  Buffer input_, half_, feat0_, act_a_, act_b_, trunk_out_, output_, film_params_, own_logits_,
+      up_;
   // The eight trunk convs share two pipelines (plain, and with the residual).
   std::unique_ptr<Pipeline> conv0a_pipeline_, conv0b_pipeline_, trunk_pipeline_,
-      trunk_residual_pipeline_, deconv_pipeline_, upmask_pipeline_, film_pipeline_;
+      trunk_residual_pipeline_, deconv_pipeline_, upmask_pipeline_, film_pipeline_,
+      convex_output_pipeline_;
   std::vector<ConvCall> head_, tail_;  // encoder + convblocks 0-5; convblocks 6-7
   ConvCall upmask_call_;
-  VkDescriptorSet deconv_set_ = VK_NULL_HANDLE, film_set_ = VK_NULL_HANDLE;
+  VkDescriptorSet deconv_set_ = VK_NULL_HANDLE, film_set_ = VK_NULL_HANDLE,
+                  convex_output_set_ = VK_NULL_HANDLE;
 };
 
 }  // namespace framecast::vulkan

@@ -331,9 +331,9 @@ std::unique_ptr<Pipeline> make_scale_choice(std::shared_ptr<const Context> conte
 }
 
 std::unique_ptr<Pipeline> make_flow_choose(std::shared_ptr<const Context> context, int pw,
-                                           int ph, int cw8, int ch8) {
+                                           int ph, int cw8, int ch8, int factor) {
   SpecConstants k;
-  k.add(pw).add(ph).add(cw8).add(ch8);
+  k.add(pw).add(ph).add(cw8).add(ch8).add(factor);
   return std::make_unique<Pipeline>(std::move(context), "flow_choose_f32", 4, 0, k,
                                     Extent3{8, 8, 1});
 }

@@ -190,11 +190,12 @@ std::uint32_t warp_disagreement_groups(int w, int h);
 // scale_choice: choice[0] = 1 where sums[n, 2n) add up to less than sums[0, n).
 // Bindings: sums, choice u32. Dispatch {1, 1, 1}.
 std::unique_ptr<Pipeline> make_scale_choice(std::shared_ptr<const Context> context, int n);
-// flow_choose: the chosen output (x8 from coarse4 [5, ph / 8, pw / 8], or x16 from coarse8
-// [5, ch8, cw8], which may cover more than the grid) into the field.
+// flow_choose: the chosen output (x factor from coarse4 [5, ph / factor, pw / factor], or
+// x 2 factor from coarse8 [5, ch8, cw8], which may cover more than the grid) into the field;
+// factor 8, or 4 for a convex block0's outputs.
 // Bindings: coarse4, coarse8, choice, field f32 [5, ph, pw]. Dispatch {pw, ph, 1}.
 std::unique_ptr<Pipeline> make_flow_choose(std::shared_ptr<const Context> context, int pw,
-                                           int ph, int cw8, int ch8);
+                                           int ph, int cw8, int ch8, int factor);
 
 // Bytes of a packed interleaved RGB frame (rows without padding), rounded up to whole words.
 std::size_t packed_frame_bytes(int w, int h, bool deep);

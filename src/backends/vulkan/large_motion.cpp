@@ -44,14 +44,16 @@ void LargeMotionPass::build(const std::shared_ptr<const Context>& context,
   const auto groups = int(warp_disagreement_groups(width, height));
   sums_ = Buffer(context, std::size_t(2) * groups * 4, MemoryUse::device);
   choice_ = Buffer(context, 4, MemoryUse::device);
-  disagreement4_ =
-      make_warp_disagreement(context, width, height, padded_w / 8, padded_h / 8, 8, 0);
-  disagreement8_ = make_warp_disagreement(context, width, height, half.output_w(),
-                                          half.output_h(), 16, groups);
+  // block0's flow at 1/4 spans the same grid pixels as the half block's at 1/8 do at 1/4
+  const int factor4 = half.flow_factor(4), factor8 = half.flow_factor(8);
+  disagreement4_ = make_warp_disagreement(context, width, height, padded_w / factor4,
+                                          padded_h / factor4, factor4, 0);
+  disagreement8_ = make_warp_disagreement(context, width, height, half.flow_w(), half.flow_h(),
+                                          factor8, groups);
   {
     const BufferRange r4[] = {coarse4.range(), img0.range(), img1.range(), sums_.range()};
     disagreement4_set_ = sets.allocate(*disagreement4_, r4);
-    const BufferRange r8[] = {block_.output().range(), img0.range(), img1.range(), sums_.range()};
+    const BufferRange r8[] = {block_.flow().range(), img0.range(), img1.range(), sums_.range()};
     disagreement8_set_ = sets.allocate(*disagreement8_, r8);
   }
   choose_scale_ = make_scale_choice(context, groups);
@@ -59,9 +61,9 @@ void LargeMotionPass::build(const std::shared_ptr<const Context>& context,
     const BufferRange r[] = {sums_.range(), choice_.range()};
     choose_scale_set_ = sets.allocate(*choose_scale_, r);
   }
-  field_ = make_flow_choose(context, padded_w, padded_h, half.output_w(), half.output_h());
+  field_ = make_flow_choose(context, padded_w, padded_h, half.flow_w(), half.flow_h(), factor4);
   {
-    const BufferRange r[] = {coarse4.range(), block_.output().range(), choice_.range(),
+    const BufferRange r[] = {coarse4.range(), block_.flow().range(), choice_.range(),
                              field.range()};
     field_set_ = sets.allocate(*field_, r);
   }

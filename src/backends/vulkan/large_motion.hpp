@@ -27,8 +27,8 @@ class LargeMotionPass {
   // Descriptor sets that build() takes from a pool.
   static constexpr std::uint32_t kDescriptorSets = FlowBlock::kDescriptorSets + 5;
 
-  // After the arena's upload. `coarse4` is block0's output at 1/4 of the grid padded to 16,
-  // whose size is `padded_w` x `padded_h`; img0 and img1 the frames' planes; `field` the
+  // After the arena's upload. `coarse4` is block0's flow (FlowBlock::flow) at 1/4 of the grid
+  // padded to 16, whose size is `padded_w` x `padded_h`; img0 and img1 the frames' planes; `field` the
   // full-resolution flow field [5, padded_h, padded_w] it writes.
   void build(const std::shared_ptr<const Context>& context, const WeightArena& weights,
              DescriptorPool& sets, int slots, int padded_w, int padded_h, const Buffer& coarse4,

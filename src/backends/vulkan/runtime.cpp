@@ -57,7 +57,9 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
                            .c2 = shape.c2,
                            .in_w = qw,
                            .in_h = qh,
-                           .film = film_ ? "film" : ""};
+                           .film = film_ ? "film" : "",
+                           .upmask = shape.convex_block0 ? 9 * 2 * 2 : 0,
+                           .convex_output = shape.convex_block0};
   block0_ = std::make_unique<FlowBlock>(model, std::move(block0), caps, storage_,
                                         trunk_choice(shape.c2, qw / 4, qh / 4), weights_);
   if (!shape.blocks.empty()) {
@@ -92,7 +94,7 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
   block0_->build(context_, weights_, *descriptors_, kMaxBatch);
   if (large_motion_)
     large_motion_->build(context_, weights_, *descriptors_, kMaxBatch, padded_w_, padded_h_,
-                         block0_->output(), img0_, img1_, field_);
+                         block0_->flow(), img0_, img1_, field_);
   if (refinement_)
     refinement_->build(context_, weights_, *descriptors_, kMaxBatch, width, height, field_, img0_,
                        img1_);
@@ -176,8 +178,9 @@ void GraphRuntime::build_pipelines() {
   const auto& ctx = context_;
   const int qw = padded_w_ / 4, qh = padded_h_ / 4;
   prep_quarter_ = make_prep_quarter(ctx, storage_, width(), height(), qw, qh, ci0_);
-  if (refinement_ && !large_motion_)  // block0 at 1/4: its output x8
-    field_init_ = make_flow_accumulate(ctx, storage_, padded_w_, padded_h_, 8, false);
+  if (refinement_ && !large_motion_)  // block0 at 1/4: its output x8 (x4 when convex)
+    field_init_ =
+        make_flow_accumulate(ctx, storage_, padded_w_, padded_h_, block0_->flow_factor(4), false);
   if (refine_) {
     refine_c0_pipeline_ = make_conv(ctx, storage_, refine_convs_[0].shape, refine_convs_[0].choice);
     refine_c_pipeline_ = make_conv(ctx, storage_, refine_convs_[1].shape, refine_convs_[1].choice);
@@ -205,7 +208,7 @@ const Pipeline& GraphRuntime::flow_out(bool deep) {
 }
 
 const Buffer& GraphRuntime::flow_field() const {
-  return has_field() ? field_ : block0_->output();
+  return has_field() ? field_ : block0_->flow();
 }
 
 std::array<BufferRange, 5> GraphRuntime::flow_out_ranges(BufferRange output) const {
@@ -225,7 +228,7 @@ void GraphRuntime::build_descriptor_sets() {
     prep_quarter_set_ = d.allocate(*prep_quarter_, r);
   }
   if (field_init_) {
-    const BufferRange coarse = block0_->output().range();
+    const BufferRange coarse = block0_->flow().range();
     const BufferRange r[] = {coarse, field_.range(), coarse};  // bilinear: no logits
     field_init_set_ = d.allocate(*field_init_, r);
   }

@@ -76,7 +76,7 @@ class GraphRuntime final : public VulkanRuntime {
   // field (refinement blocks, the large-motion pass).
   bool has_field() const noexcept { return refinement_ || large_motion_; }
   const Buffer& flow_field() const;
-  int flow_factor() const noexcept { return has_field() ? 1 : 8; }
+  int flow_factor() const noexcept { return has_field() ? 1 : block0_->flow_factor(4); }
   std::array<BufferRange, 5> flow_out_ranges(BufferRange output) const;
   CommandBuffer& acquire(QueueKind kind);
   // Where a pair's packed frames come from: both from the upload slot, only the second (the

@@ -1,9 +1,10 @@
 #version 450
 // The large-motion pass's flow field: the chosen block0 output (choice[0], scale_choice.comp)
 // upsampled into the full-resolution field [5, FH, FW] f32 as flow_accumulate.comp writes it:
-// block0 at 1/4 (coarse4 [5, FH / 8, FW / 8], x8) or at 1/8 (coarse8 [5, CH8, CW8], x16; it
-// ran on the frames padded to 32, so it may cover more than the grid). The choice is uniform,
-// so every invocation takes the same branch.
+// block0 at 1/4 (coarse4 [5, FH / FACTOR, FW / FACTOR], x FACTOR) or at 1/8 (coarse8 [5, CH8,
+// CW8], x 2 FACTOR; it ran on the frames padded to 32, so it may cover more than the grid).
+// FACTOR is 8 for the deconv's output, 4 where a convex block0 upsampled it by 2. The choice
+// is uniform, so every invocation takes the same branch.
 #include "common.glsl"
 #include "bilinear.glsl"
 
@@ -12,6 +13,7 @@ layout(constant_id = 0) const int FW = 1;  // padded size
 layout(constant_id = 1) const int FH = 1;
 layout(constant_id = 2) const int CW8 = 1;  // coarse8's size
 layout(constant_id = 3) const int CH8 = 1;
+layout(constant_id = 4) const int FACTOR = 8;
 
 layout(std430, binding = 0) readonly buffer Coarse4 { float coarse4[]; };
 layout(std430, binding = 1) readonly buffer Coarse8 { float coarse8[]; };
@@ -27,8 +29,8 @@ void main() {
   int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
   if (x >= FW || y >= FH) return;
   bool half_scale = choice[0] != 0u;
-  int factor = half_scale ? 16 : 8;
-  int cw = half_scale ? CW8 : FW / 8, ch = half_scale ? CH8 : FH / 8;
+  int factor = half_scale ? 2 * FACTOR : FACTOR;
+  int cw = half_scale ? CW8 : FW / FACTOR, ch = half_scale ? CH8 : FH / FACTOR;
   float scale = float(factor);
   float sx = (float(x) + 0.5) / scale - 0.5, sy = (float(y) + 0.5) / scale - 0.5;
   int i = y * FW + x, plane = FW * FH;
