@@ -597,6 +597,8 @@ def main():
     prof = None
     while True:
         if args.profile_steps and step == 20:
+            sync()
+            prof_t0 = time.time()
             prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]
                                           + ([torch.profiler.ProfilerActivity.CUDA]
                                              if device.type == "cuda" else []))
@@ -604,8 +606,16 @@ def main():
         if prof is not None and step == 20 + args.profile_steps:
             sync()
             prof.__exit__(None, None, None)
-            key = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
-            print(prof.key_averages().table(sort_by=key, row_limit=30), flush=True)
+            wall_ms = (time.time() - prof_t0) * 1e3
+            # self times: each kernel once, not again under every op that launched it
+            cuda = device.type == "cuda"
+            key = "self_cuda_time_total" if cuda else "self_cpu_time_total"
+            events = prof.key_averages()
+            print(events.table(sort_by=key, row_limit=30), flush=True)
+            if cuda:  # far below the wall time: the GPU waits for the host (launches, data)
+                busy_ms = sum(e.self_cuda_time_total for e in events) / 1e3
+                print(f"profiled {args.profile_steps} steps: {wall_ms:.0f} ms wall (profiler "
+                      f"included), GPU kernels {busy_ms:.0f} ms", flush=True)
             prof = None
         el = ranks.from_main(time.time() - t0)
         if el >= budget or (args.max_steps and step >= args.max_steps):
