@@ -31,9 +31,9 @@ from framecast_model.testdata import (flow_stats, make_frames, random_net, to_te
 # refinement blocks (c1, c2, scale) for the quality tier, whether they upsample by convex
 # upsampling (blockK.upmask), and whether block0 does by 2 (block0.upmask). Small and unusual
 # widths (C1 not a multiple of 4), sizes that are and are not multiples of 16 (and 32), t at
-# both ends and inside, the guard on scenes with a
-# static block; K = 2 and 3 blocks of every variant; convex upsampling by 8, 4 and 2, and
-# block0's by 2 alone and under refinement blocks; the large-motion pass choosing 1/8 and 1/4.
+# both ends and inside, the guard on scenes with a static block; K = 2 and 3 blocks of every
+# variant; convex upsampling by 8, 4 and 2, and block0's by 2 alone and under refinement
+# blocks; the large-motion pass choosing 1/8 and 1/4.
 CASES = [
     ("classic_32x32", "classic", 8, 12, 0, 0, (32, 32), [0.5], False, "json"),
     ("classic_50x38_guard", "classic", 6, 16, 0, 0, (50, 38), [0.25, 0.8], True, "json"),

@@ -51,10 +51,11 @@ struct ModelShape {
   int c2 = 0;              // trunk width
   int film_hidden = 0;     // FiLM MLP hidden width (tfact, tfact2)
   int refine_width = 0;    // refine head width (tfact2)
-  // block0.upmask.*: block0's output is upsampled by 2 by convex upsampling (36 logits per
-  // coarse pixel) and bilinearly from there; one factor serves the large-motion pass's two
-  // scales.
+  // block0.upmask.*: block0's output is upsampled by block0_convex_factor by convex
+  // upsampling (9 f^2 = 36 logits per coarse pixel) and bilinearly from there; one factor
+  // serves the large-motion pass's two scales.
   bool convex_block0 = false;
+  static constexpr int block0_convex_factor = 2;
   std::vector<RefinementBlock> blocks;  // after block0; empty for the seed's 1-block student
 };
 

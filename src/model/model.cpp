@@ -180,8 +180,9 @@ ModelShape validate(const std::map<std::string, Tensor>& tensors, const std::str
     rb.convex = true;
   }
   if (tensors.count("block0.upmask.weight") || tensors.count("block0.upmask.bias")) {
-    v.expect("block0.upmask.weight", {s.c2, 9 * 2 * 2, 4, 4});
-    v.expect("block0.upmask.bias", {9 * 2 * 2});
+    const std::int64_t f = ModelShape::block0_convex_factor;
+    v.expect("block0.upmask.weight", {s.c2, 9 * f * f, 4, 4});
+    v.expect("block0.upmask.bias", {9 * f * f});
     s.convex_block0 = true;
   }
   if (refine) {

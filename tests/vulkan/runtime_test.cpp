@@ -157,11 +157,12 @@ TEST(VulkanRuntime, RefinementBlocksRunOnTheGpu) {
   }
 }
 
-// `model` without its upmasks: the same weights, upsampled bilinearly.
-Model bilinear_twin(const Model& model) {
+// `model` without the upmasks whose names contain `upmasks` (all by default): the same
+// weights, those blocks upsampled bilinearly.
+Model bilinear_twin(const Model& model, const std::string& upmasks = ".upmask.") {
   auto tensors = model.tensors();
   std::erase_if(tensors,
-                [](const auto& t) { return t.first.find(".upmask.") != std::string::npos; });
+                [&](const auto& t) { return t.first.find(upmasks) != std::string::npos; });
   return Model::from_tensors(std::move(tensors), model.metadata_json(),
                              "bilinear " + model.source());
 }
@@ -234,11 +235,7 @@ TEST(VulkanRuntime, ConvexBlock0RunsOnTheGpu) {
     SCOPED_TRACE(name);
     const auto dir = golden_dir() / name;
     const auto spec = framecast::testing::read_json(dir / "case.json");
-    const Model model = golden_model(name);
-    auto tensors = model.tensors();
-    tensors.erase("block0.upmask.weight");
-    tensors.erase("block0.upmask.bias");
-    const Model twin = Model::from_tensors(tensors, model.metadata_json(), "bilinear block0");
+    const Model model = golden_model(name), twin = bilinear_twin(model, "block0.upmask.");
     ASSERT_TRUE(model.shape().convex_block0);
     ASSERT_FALSE(twin.shape().convex_block0);
     const bool large_motion = spec.value("large_motion", false);

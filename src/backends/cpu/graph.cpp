@@ -165,15 +165,16 @@ FlowField CpuRuntime::block0_tail(ConvNet& net, int scale, float t, const std::s
   Planes& coarse = scale == 4 ? tmp8_ : tmp16_;
   stage(label + "deconv", [&] { net.decode(coarse); });
   if (!model_.shape().convex_block0) return FlowField(coarse, 2 * scale);
-  // Convex by 2, flows doubled (exact): a field of factor `scale` that the bilinear passes
-  // take the rest of the way, as the reference resizes the convex output.
+  // Convex by f = 2, flows times f (exact): a field of factor 2 scale / f that the bilinear
+  // passes take the rest of the way, as the reference resizes the convex output.
+  const int f = ModelShape::block0_convex_factor;
   Planes& up = scale == 4 ? up4_ : up8_;
   stage(label + "upmask", [&] { net.upmask(logits_); });
   stage(label + "convex_up", [&] {
-    up = Planes(5, 2 * coarse.height, 2 * coarse.width);
-    passes(path_).add_convex_residual(coarse, logits_, 2, up);
+    up = Planes(5, f * coarse.height, f * coarse.width);
+    passes(path_).add_convex_residual(coarse, logits_, f, up);
   });
-  return FlowField(up, scale);
+  return FlowField(up, 2 * scale / f);
 }
 
 FlowField CpuRuntime::block0_flow(float t) {

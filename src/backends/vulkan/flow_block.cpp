@@ -1,7 +1,6 @@
 #include "backends/vulkan/flow_block.hpp"
 
 #include "backends/cpu/ops_reference.hpp"
-#include "backends/vulkan/kernels.hpp"
 #include "framecast/error.hpp"
 
 namespace framecast::vulkan {

@@ -50,6 +50,7 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
     return choose_trunk_conv(cache, c2, plane_w, plane_h);
   };
   const int qw = padded_w_ / 4, qh = padded_h_ / 4;
+  const int convex0 = ModelShape::block0_convex_factor;
   FlowBlock::Layout block0{.name = "block0",
                            .label = "",  // block0's stages keep the seed's names
                            .ci = ci0_,
@@ -58,7 +59,7 @@ GraphRuntime::GraphRuntime(std::shared_ptr<const Context> context, const Model& 
                            .in_w = qw,
                            .in_h = qh,
                            .film = film_ ? "film" : "",
-                           .upmask = shape.convex_block0 ? 9 * 2 * 2 : 0,
+                           .upmask = shape.convex_block0 ? 9 * convex0 * convex0 : 0,
                            .convex_output = shape.convex_block0};
   block0_ = std::make_unique<FlowBlock>(model, std::move(block0), caps, storage_,
                                         trunk_choice(shape.c2, qw / 4, qh / 4), weights_);
