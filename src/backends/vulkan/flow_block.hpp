@@ -2,13 +2,13 @@
 // (stride 2), eight convblocks with FiLM(t) before the seventh when the block has a FiLM MLP,
 // the residual of the eighth, and the deconv into its coarse flow and mask [5, in_h / 2,
 // in_w / 2] f32; in a convex block (a convex model's refinement blocks, and block0 of a
-// `--convex-block0` model) also the upmask beside it, the logits of its convex upsampling. The upmask runs as a parity conv on the trunk's plane (tensor cores
-// where the device has them) into [4 x 9 f^2, in_h / 4, in_w / 4] in storage precision,
-// channel 4 c + 2 r + s holding the deconv's channel c at parity (r, s)
-// (deconv_as_parity_conv). It owns its weights' places in the arena, its activations,
-// pipelines, descriptor sets and FiLM parameter slots;
-// the runtime fills its input and decides when its two halves run (block0's head is t-free in
-// t-factored models and runs once per pair).
+// `--convex-block0` model) also the upmask beside it, the logits of its convex upsampling.
+// The upmask runs as a parity conv on the trunk's plane (tensor cores where the device has
+// them) into [4 x 9 f^2, in_h / 4, in_w / 4] in storage precision, channel 4 c + 2 r + s
+// holding the deconv's channel c at parity (r, s) (deconv_as_parity_conv). It owns its
+// weights' places in the arena, its activations, pipelines, descriptor sets and FiLM
+// parameter slots; the runtime fills its input and decides when its two halves run (block0's
+// head is t-free in t-factored models and runs once per pair).
 #pragma once
 
 #include <array>
