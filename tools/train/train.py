@@ -613,7 +613,10 @@ def main():
             events = prof.key_averages()
             print(events.table(sort_by=key, row_limit=30), flush=True)
             if cuda:  # far below the wall time: the GPU waits for the host (launches, data)
-                busy_ms = sum(e.self_cuda_time_total for e in events) / 1e3
+                # PyTorch 2.4 renamed the CUDA totals to device totals
+                total = ("self_device_time_total" if hasattr(events[0], "self_device_time_total")
+                         else "self_cuda_time_total")
+                busy_ms = sum(getattr(e, total) for e in events) / 1e3
                 print(f"profiled {args.profile_steps} steps: {wall_ms:.0f} ms wall (profiler "
                       f"included), GPU kernels {busy_ms:.0f} ms", flush=True)
             prof = None
