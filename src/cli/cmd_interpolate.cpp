@@ -20,6 +20,8 @@ struct InterpolateOptions {
   EngineOptions engine;
   double scene_threshold = video::default_scene_threshold;
   bool no_scene_detect = false;
+  bool dedup = false;
+  video::DedupSettings dedup_settings;
   std::string codec, preset;
   std::optional<int> crf;
   std::string progress = "auto";
@@ -112,6 +114,7 @@ video::InterpolateJob make_job(const InterpolateOptions& o) {
       throw Error(ErrorKind::invalid_argument, "--scene-threshold must be in (0, 1]");
     job.scene_threshold = o.scene_threshold;
   }
+  if (o.dedup) job.dedup = o.dedup_settings;
   job.strict = o.strict;
   job.encoder = {o.codec, o.crf, o.preset};
   if (!o.segment.empty()) job.segment = video::parse_segment(o.segment, "--segment");
@@ -173,6 +176,17 @@ void add_interpolate_command(CLI::App& app) {
   cmd->add_flag("--no-scene-detect", options->no_scene_detect,
                 "blend across every pair, cuts included")
       ->excludes(threshold);
+  auto* dedup = cmd->add_flag("--dedup", options->dedup,
+                              "drop frames that repeat the previous picture (animation on twos "
+                              "or threes, low-rate captures) and interpolate across the motion");
+  cmd->add_option("--dedup-threshold", options->dedup_settings.threshold,
+                  "block difference (8-bit levels) below which a frame is a repeat")
+      ->capture_default_str()
+      ->needs(dedup);
+  cmd->add_option("--dedup-run", options->dedup_settings.max_run,
+                  "most repeats dropped in a row: how far a still may stretch into the next motion")
+      ->capture_default_str()
+      ->needs(dedup);
   cmd->add_option("--codec", options->codec,
                   "video encoder (default: libx264 for mp4/mkv/mov, libvpx-vp9 for webm)");
   cmd->add_option("--crf", options->crf, "encoder quality (libx264 default 18, libvpx-vp9 31)");

@@ -44,6 +44,7 @@ enum Property {
   PROP_DEVICE,
   PROP_PRECISION,
   PROP_LARGE_MOTION,
+  PROP_DEDUP,
 };
 
 GType precision_get_type() {
@@ -68,6 +69,7 @@ struct Settings {
   int device = -1;
   Precision precision = Precision::automatic;
   bool large_motion = true;
+  bool dedup = false;
 };
 
 struct State {
@@ -108,9 +110,11 @@ void post_error(GstFramecast* self, const std::exception& e) {
 }
 
 // The source frames held back before their pair's output can be made: the scene-cut
-// detector's lookahead, or the next frame.
+// detector's lookahead, or the next frame; with dedup, each of those may come after the
+// most repeats dropped in a row.
 int lookahead(const Settings& settings) {
-  return settings.scene_threshold > 0.0 ? framecast::video::SceneCutDetector::span : 1;
+  return (settings.scene_threshold > 0.0 ? framecast::video::SceneCutDetector::span : 1) *
+         (settings.dedup ? framecast::video::DedupSettings{}.max_run + 1 : 1);
 }
 
 // Whether to skip an interpolated frame: QoS said frames before `earliest` arrive too late.
@@ -340,7 +344,8 @@ GstFlowReturn submit_input_buffer(GstBaseTransform* trans, gboolean is_discont, 
           Rational(1, 1000), state.in_rate > Rational(0) ? state.in_rate : state.out_rate);
       state.stream.emplace(
           *state.engine, *state.converter, state.out_rate, origin, tolerance,
-          settings.scene_threshold > 0.0 ? std::optional(settings.scene_threshold) : std::nullopt);
+          settings.scene_threshold > 0.0 ? std::optional(settings.scene_threshold) : std::nullopt,
+          settings.dedup ? std::optional(framecast::video::DedupSettings{}) : std::nullopt);
     }
     const GstClockTime duration = GST_BUFFER_DURATION(buffer.get());
     const Rational seconds = GST_CLOCK_TIME_IS_VALID(duration)
@@ -454,6 +459,9 @@ static void gst_framecast_set_property(GObject* object, guint id, const GValue* 
     case PROP_LARGE_MOTION:
       settings.large_motion = g_value_get_boolean(value);
       break;
+    case PROP_DEDUP:
+      settings.dedup = g_value_get_boolean(value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, spec);
       break;
@@ -488,6 +496,9 @@ static void gst_framecast_get_property(GObject* object, guint id, GValue* value,
       break;
     case PROP_LARGE_MOTION:
       g_value_set_boolean(value, settings.large_motion);
+      break;
+    case PROP_DEDUP:
+      g_value_set_boolean(value, settings.dedup);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, spec);
@@ -541,6 +552,13 @@ void gst_framecast_class_init(GstFramecastClass* klass) {
       g_param_spec_boolean(
           "large-motion", "Large motion",
           "Also estimate the flow at half resolution, for motion beyond ~50 pixels", TRUE, ready));
+  g_object_class_install_property(
+      object_class, PROP_DEDUP,
+      g_param_spec_boolean(
+          "dedup", "Dedup",
+          "Drop frames that repeat the previous picture (animation on twos or threes, low-rate "
+          "captures) and interpolate across the motion; the latency grows to match",
+          FALSE, ready));
 
   GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
   gst_element_class_add_static_pad_template(element_class, &sink_template);

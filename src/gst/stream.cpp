@@ -15,13 +15,16 @@ Rational seconds(GstClockTime ns) { return Rational(std::int64_t(ns), GST_SECOND
 }  // namespace
 
 Stream::Stream(Engine& engine, const FrameConverter& converter, Rational rate, GstClockTime origin,
-               Rational tolerance, std::optional<double> threshold)
+               Rational tolerance, std::optional<double> threshold,
+               std::optional<video::DedupSettings> dedup)
     : engine_(engine),
       converter_(converter),
       rate_(rate),
       origin_(origin),
       tolerance_(tolerance),
-      threshold_(threshold) {}
+      threshold_(threshold) {
+  if (dedup) duplicates_.emplace(*dedup);
+}
 
 GstClockTime Stream::pts(std::int64_t slot_index) const {
   return origin_ + gst_util_uint64_scale(guint64(first_ + slot_index),
@@ -46,6 +49,10 @@ bool Stream::add(BufferPtr buffer, Rational duration) {
   auto source = std::make_shared<Source>();
   source->rgb = converter_.to_rgb(buffer.get());
   source->buffer = std::move(buffer);
+  if (duplicates_ && duplicates_->drop(source->rgb)) {
+    pairing_->add_repeat(time, time + duration);
+    return true;
+  }
   video::Thumbnail thumbnail =
       pairing_->detecting() ? video::make_thumbnail(source->rgb) : video::Thumbnail{};
   pairing_->add(Held{std::move(source), time, duration}, std::move(thumbnail),

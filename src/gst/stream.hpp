@@ -15,6 +15,7 @@
 
 #include "framecast/engine.hpp"
 #include "frames.hpp"
+#include "video/duplicates.hpp"
 #include "video/pairing.hpp"
 
 namespace framecast::gst {
@@ -22,12 +23,14 @@ namespace framecast::gst {
 class Stream {
  public:
   // `tolerance`: how near an output time a source frame counts as at it (Scheduler);
-  // `threshold` empty: no scene-cut detection.
+  // `threshold` empty: no scene-cut detection; `dedup` empty: repeated frames are kept.
   Stream(Engine& engine, const FrameConverter& converter, video::Rational rate, GstClockTime origin,
-         video::Rational tolerance, std::optional<double> threshold);
+         video::Rational tolerance, std::optional<double> threshold,
+         std::optional<video::DedupSettings> dedup);
 
   // Takes a timestamped source buffer lasting `duration` seconds. False when its timestamp
-  // does not follow the previous one's (the buffer is dropped).
+  // does not follow the previous one's (the buffer is dropped). A repeat dropped by the
+  // duplicate filter only extends the previous frame.
   bool add(BufferPtr buffer, video::Rational duration);
   // The end of the stretch: the frames still held back for scene-cut decisions, then repeats
   // of the last source frame up to its end, so the output lasts as long as the input.
@@ -66,6 +69,7 @@ class Stream {
   GstClockTime origin_;
   video::Rational tolerance_;
   std::optional<double> threshold_;
+  std::optional<video::DuplicateFilter> duplicates_;
   std::int64_t first_ = 0;                            // the grid index of the scheduler's slot 0
   std::optional<video::FramePairing<Held>> pairing_;  // from the first frame, which sets first_
   std::deque<Pending> pending_;

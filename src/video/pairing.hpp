@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <deque>
 #include <optional>
 #include <utility>
@@ -24,7 +25,7 @@ class FramePairing {
   }
 
   // Timestamps must increase; callers drop a frame that does not follow (and may say so).
-  bool follows(Rational time) const { return window_.empty() || time > window_.back().time; }
+  bool follows(Rational time) const { return window_.empty() || time > latest_; }
   bool detecting() const noexcept { return detector_.has_value(); }
   bool empty() const noexcept { return window_.empty(); }
   std::int64_t cuts() const noexcept { return cuts_; }
@@ -41,6 +42,7 @@ class FramePairing {
   template <typename Render>
   bool add(Held frame, Thumbnail thumbnail, Render&& render) {
     if (detector_) detector_->add(std::move(thumbnail));
+    latest_ = frame.time;
     window_.push_back(std::move(frame));
     if (!scheduler_.started())
       return render(scheduler_.add(window_.back().time, false), nullptr, window_.back());
@@ -51,15 +53,24 @@ class FramePairing {
     return true;
   }
 
+  // A frame at `time` that repeats the newest one and was dropped (duplicates.hpp), after at
+  // least one was added: the newest frame is shown until the next, or to the repeat's `end`.
+  void add_repeat(Rational time, Rational end) {
+    latest_ = time;
+    repeats_end_ = end;
+  }
+
   // The end of the stream: the pairs still held, then repeats of the last frame up to its
-  // end (time + duration), so the output lasts as long as the source.
+  // end (time + duration, or its last dropped repeat's), so the output lasts as long as the
+  // source.
   template <typename Render>
   bool finish(Render&& render) {
     if (window_.empty()) return true;
     while (window_.size() >= 2)
       if (!emit_pair(render)) return false;
     const Held& last = window_.front();
-    return render(scheduler_.finish(last.time + last.duration), &last, last);
+    const Rational end = std::max(last.time + last.duration, repeats_end_.value_or(last.time));
+    return render(scheduler_.finish(end), &last, last);
   }
 
  private:
@@ -78,6 +89,8 @@ class FramePairing {
   std::deque<Held> window_;       // window_[0] is the earliest frame not yet paired onwards
   std::int64_t first_index_ = 0;  // detector index of window_[0]
   std::int64_t cuts_ = 0;
+  Rational latest_;       // the newest frame's time, dropped repeats included
+  std::optional<Rational> repeats_end_;  // the end of the newest dropped repeat
 };
 
 }  // namespace framecast::video

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "video/bounded_queue.hpp"
+#include "video/duplicates.hpp"
 #include "video/ordered_pool.hpp"
 #include "video/pairing.hpp"
 #include "video/scene_cut.hpp"
@@ -33,6 +34,7 @@ std::size_t pairs_in_flight(std::size_t engines) { return 2 * engines + 2; }
 struct DecodedFrame {
   SourceFrame source;
   Thumbnail thumbnail;  // empty without scene-cut detection
+  bool repeat = false;  // a repeat of the last kept frame (--dedup): only its timing counts
 };
 
 struct OutputFrame {
@@ -46,7 +48,7 @@ struct HeldFrame {
 };
 
 struct Counters {
-  std::atomic<std::int64_t> decoded{0}, made{0}, synthesized{0}, written{0}, cuts{0};
+  std::atomic<std::int64_t> decoded{0}, made{0}, synthesized{0}, written{0}, cuts{0}, repeats{0};
   std::atomic<std::int64_t> decode_ns{0}, interpolate_ns{0}, encode_ns{0};
 };
 
@@ -173,6 +175,11 @@ class Interpolator {
       warned_order_ = true;
       return true;
     }
+    if (decoded.repeat && !pairing_.empty()) {
+      pairing_.add_repeat(frame.time, frame.time + frame.duration);
+      ++counters_.repeats;
+      return true;
+    }
     if (resuming_ && pairing_.empty()) pairing_.resume_at(frame.time);
     HeldFrame held{std::make_shared<const Frame>(std::move(frame.image)), frame.time, frame.duration};
     return pairing_.add(std::move(held), std::move(decoded.thumbnail),
@@ -292,6 +299,14 @@ void refuse_same_file(const InterpolateJob& job) {
     throw Error(ErrorKind::invalid_argument, job.output + ": is the input; choose another output name");
 }
 
+// Which repeats a part drops depends on the frames before it, back to the start of a still.
+void refuse_partial_dedup(const InterpolateJob& job) {
+  if (job.dedup && (job.segment || job.frames))
+    throw Error(ErrorKind::invalid_argument,
+                "--dedup applies to whole runs only: which repeats a segment drops depends on "
+                "frames before it");
+}
+
 }  // namespace
 
 RateRequest parse_rate_request(const std::string& factor, const std::string& fps) {
@@ -304,6 +319,10 @@ Progress run_interpolation(const InterpolateJob& job, const std::vector<Engine*>
                            const PipelineHooks& hooks) {
   if (engines.empty()) throw Error(ErrorKind::internal, "run_interpolation without an engine");
   refuse_same_file(job);
+  refuse_partial_dedup(job);
+  // Used on the decoding thread, in decoding order, like the thumbnails.
+  std::optional<DuplicateFilter> duplicates;
+  if (job.dedup) duplicates.emplace(*job.dedup);
   const Engine& engine = *engines.front();
   Messages messages;
   const Warn warn = [&](const std::string& text) { messages.add(text); };
@@ -365,14 +384,16 @@ Progress run_interpolation(const InterpolateJob& job, const std::vector<Engine*>
     while (!interpolator.done()) {
       std::optional<SourceFrame> frame;
       Thumbnail thumbnail;
+      bool repeat = false;
       {
         BusyTimer busy(counters.decode_ns);
         frame = source.next([&](AVPacket& packet) { sink.copy(packet); });
-        if (frame && job.scene_threshold) thumbnail = make_thumbnail(frame->image);
+        if (frame && duplicates) repeat = duplicates->drop(frame->image);
+        if (frame && job.scene_threshold && !repeat) thumbnail = make_thumbnail(frame->image);
       }
       if (!frame) break;
       ++counters.decoded;
-      if (!decoded.push({std::move(*frame), std::move(thumbnail)}, stop)) return;
+      if (!decoded.push({std::move(*frame), std::move(thumbnail), repeat}, stop)) return;
     }
     decoded.close();
   }));
@@ -407,6 +428,7 @@ Progress run_interpolation(const InterpolateJob& job, const std::vector<Engine*>
     p.encode = {counters.written, double(counters.encode_ns) * 1e-9};
     p.synthesized = counters.synthesized;
     p.scene_cuts = counters.cuts;
+    p.repeats = counters.repeats;
     p.damaged = source.damaged_frames();
     return p;
   };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "framecast/engine.hpp"
+#include "video/duplicates.hpp"
 #include "video/encoding.hpp"
 #include "video/progress.hpp"
 #include "video/rational.hpp"
@@ -30,6 +31,7 @@ struct InterpolateJob {
   std::string output;  // path (container from the extension), or "-" for yuv4mpeg on stdout
   RateRequest rate;
   std::optional<double> scene_threshold;  // empty: no scene-cut detection
+  std::optional<DedupSettings> dedup;     // empty: repeated frames are interpolated as they come
   bool strict = false;                    // damaged input frames are errors
   EncoderSettings encoder;
   // Write only this part of the output frames, video only (see segment.hpp): segment K of N

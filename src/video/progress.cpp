@@ -68,6 +68,11 @@ std::string summary_line(const Progress& p) {
   line += " fps); ";
   line += std::to_string(p.scene_cuts);
   line += p.scene_cuts == 1 ? " scene cut" : " scene cuts";
+  if (p.repeats > 0) {
+    line += "; ";
+    line += std::to_string(p.repeats);
+    line += p.repeats == 1 ? " repeated frame dropped" : " repeated frames dropped";
+  }
   if (p.damaged > 0) {
     line += "; ";
     line += std::to_string(p.damaged);
@@ -88,6 +93,7 @@ std::string progress_json(const Progress& p) {
     j["decoded"] = p.decode.frames;
     j["synthesized"] = p.synthesized;
     j["scene_cuts"] = p.scene_cuts;
+    j["repeats_dropped"] = p.repeats;
     j["damaged"] = p.damaged;
     j["stage_fps"] = {{"decode", round_to(p.decode.fps(), 2)},
                       {"interpolate", round_to(p.interpolate.fps(), 2)},

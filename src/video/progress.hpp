@@ -22,6 +22,7 @@ struct Progress {
   StageStats encode;       // output frames converted, encoded and written
   std::int64_t synthesized = 0;  // output frames made by the network
   std::int64_t scene_cuts = 0;
+  std::int64_t repeats = 0;      // repeated source frames dropped (--dedup)
   std::int64_t damaged = 0;      // damaged source frames skipped
   bool finished = false;
 

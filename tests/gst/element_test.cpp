@@ -247,6 +247,27 @@ TEST(GstElement, SceneCutRepeatsTheFrameBeforeIt) {
                same(out[13].get(), test::other_scene(W, H, 10.5f)));
 }
 
+// Drawings 0, 2, ..., 10 on twos at 24 fps: with dedup=true each drawing keeps its time and
+// three frames are made between each two, where without it every other output is a repeat.
+TEST(GstElement, DedupInterpolatesAcrossRepeatedFrames) {
+  const auto on_twos = [](int k) { return moving(k - k % 2); };
+  for (const bool dedup : {false, true}) {
+    Harness h("video/x-raw", dedup ? "dedup=true" : "");
+    h.input("24/1");
+    push_24(h, 12, on_twos);
+    h.event(gst_event_new_eos());
+    const auto out = h.take();
+    ASSERT_EQ(out.size(), 24u);
+    expect_grid(out, 48);
+    EXPECT_EQ(same(out[2].get(), moving(0)), !dedup);  // the repeat, or a frame on the way
+    if (!dedup) continue;
+    for (int n = 0; n < 24; ++n) {
+      const bool drawn = n % 4 == 0 || n > 20;  // and the last drawing to the end
+      EXPECT_EQ(same(out[n].get(), moving(std::min(n / 4, 5) * 2)), drawn) << "frame " << n;
+    }
+  }
+}
+
 TEST(GstElement, QosDropsInterpolatedFramesNotSourceFrames) {
   Harness h;
   h.input("24/1");

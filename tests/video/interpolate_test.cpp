@@ -336,6 +336,45 @@ TEST_F(Interpolate, BadSegmentsAreOneLine) {
   EXPECT_FALSE(leftovers());
 }
 
+// 12 drawings a second shown on twos at 24 fps, the last one's repeat included. With --dedup
+// the repeats go, each drawing keeps its time, and the frames between are interpolated; the
+// output lasts as long as the source.
+TEST_F(Interpolate, DedupInterpolatesAcrossRepeatedFrames) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=12:d=1 -vf fps=24 " + path("in.y4m"));
+  const RunResult as_is = interpolate("-i " + path("in.y4m") + " -o " + path("as_is.y4m") + " --factor 1");
+  ASSERT_EQ(as_is.exit_code, 0) << as_is.err;
+  EXPECT_EQ(final_report(as_is)["repeats_dropped"], 0);
+  const auto judder = decode_video(path("as_is.y4m"));
+  ASSERT_EQ(judder.size(), 24u);
+  EXPECT_EQ(luma_difference(judder[2], judder[3]), 0.0);
+
+  const RunResult r = interpolate("-i " + path("in.y4m") + " -o " + path("out.y4m") + " --factor 2 --dedup");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json report = final_report(r);
+  EXPECT_EQ(report["repeats_dropped"], 12);
+  EXPECT_EQ(report["decoded"], 24);
+  const auto out = decode_video(path("out.y4m"));
+  ASSERT_EQ(out.size(), 48u);
+  // Drawings 0-11 at output frames 0, 4, ..., 44; three made between each two, then the
+  // last drawing repeated to the end.
+  for (std::size_t i = 0; i + 1 < 45; ++i)
+    EXPECT_GT(luma_difference(out[i], out[i + 1]), 0.0) << i;
+  for (std::size_t i = 45; i < 48; ++i) EXPECT_EQ(luma_difference(out[44], out[i]), 0.0) << i;
+  EXPECT_EQ(out[4].luma, judder[2].luma);  // drawing 1 itself
+}
+
+TEST_F(Interpolate, DedupIsForWholeRuns) {
+  make_clip("-f lavfi -i testsrc2=s=160x90:r=12:d=1 -vf fps=24 " + path("in.y4m"));
+  const std::string io = "-i " + path("in.y4m") + " -o " + path("out.y4m") + " --factor 2 --dedup";
+  const RunResult segment = interpolate(io + " --segment 1/2");
+  EXPECT_EQ(segment.exit_code, 2);
+  EXPECT_NE(segment.err.find("--dedup applies to whole runs only"), std::string::npos) << segment.err;
+  EXPECT_EQ(interpolate(io + " --frames 4:8").exit_code, 2);
+  EXPECT_EQ(interpolate(io + " --dedup-threshold 0").exit_code, 2);
+  EXPECT_EQ(interpolate(io + " --dedup-run 0").exit_code, 2);
+  EXPECT_FALSE(leftovers());
+}
+
 TEST_F(Interpolate, FadesAndFlashesAreNotCuts) {
   // Fade out to black, fade in, and a one-frame flash, on moving content.
   make_clip("-f lavfi -i testsrc2=s=160x90:r=24:d=3 -vf '"

@@ -55,7 +55,11 @@ TEST(Progress, FinalReportHasStageRates) {
   EXPECT_DOUBLE_EQ(j["stage_fps"]["interpolate"].get<double>(), 60.0);
   EXPECT_DOUBLE_EQ(j["stage_fps"]["encode"].get<double>(), 300.0);
   EXPECT_EQ(j["scene_cuts"], 3);
+  EXPECT_EQ(j["repeats_dropped"], 0);
   EXPECT_EQ(summary_line(p), "4800 frames in 00:25 (192.0 fps); 3 scene cuts");
+  p.repeats = 1200;
+  EXPECT_EQ(nlohmann::json::parse(progress_json(p))["repeats_dropped"], 1200);
+  EXPECT_EQ(summary_line(p), "4800 frames in 00:25 (192.0 fps); 3 scene cuts; 1200 repeated frames dropped");
 }
 
 }  // namespace
