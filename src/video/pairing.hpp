@@ -4,8 +4,8 @@
 // hold different things per frame (`Held`: anything with Rational `time` and `duration`).
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <optional>
 #include <utility>
@@ -89,7 +89,7 @@ class FramePairing {
   std::deque<Held> window_;       // window_[0] is the earliest frame not yet paired onwards
   std::int64_t first_index_ = 0;  // detector index of window_[0]
   std::int64_t cuts_ = 0;
-  Rational latest_;       // the newest frame's time, dropped repeats included
+  Rational latest_;                      // the newest frame's time, dropped repeats included
   std::optional<Rational> repeats_end_;  // the end of the newest dropped repeat
 };
 
