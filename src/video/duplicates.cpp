@@ -4,25 +4,30 @@
 #include <cmath>
 
 #include "framecast/error.hpp"
+#include "video/luma.hpp"
 
 namespace framecast::video {
 namespace {
 
 constexpr int block = 8;  // half-resolution pixels per block side
 
-// Half-resolution luma of interleaved RGB samples, in 8-bit levels times `scale`: Rec. 709's
-// weights in 256ths (54 + 183 + 19), summed over 2x2 pixels in integers. A last odd row or
-// column counts twice, which keeps its mean.
+// Half-resolution luma of interleaved RGB samples, in 8-bit levels times `scale`, summed over
+// 2x2 pixels in integers. A last odd row or column counts twice, which keeps its mean. Rows
+// in parallel, as the scene-cut thumbnail's: on one thread a 1080p frame took 2.6 ms of the
+// decoding thread, 1.7 times the thumbnail.
 template <typename Sample>
 void half_luma_of(const Sample* rgb, int width, int height, float scale, int half_width,
                   std::vector<float>& out) {
-  const auto luma = [](const Sample* p) { return 54u * p[0] + 183u * p[1] + 19u * p[2]; };
-  const float to_levels = scale / (256.0f * 4.0f);
+  const auto luma = [](const Sample* p) { return std::int64_t(weighted_luma(p)); };
+  const float to_levels = scale / (65536.0f * 4.0f);
   const std::size_t row = std::size_t(width) * 3;
-  for (int y = 0; y < height; y += 2) {
+  const int half_height = (height + 1) / 2;
+#pragma omp parallel for schedule(static) num_threads(4)
+  for (int half_y = 0; half_y < half_height; ++half_y) {
+    const int y = 2 * half_y;
     const Sample* r0 = rgb + std::size_t(y) * row;
     const Sample* r1 = y + 1 < height ? r0 + row : r0;
-    float* o = out.data() + std::size_t(y / 2) * half_width;
+    float* o = out.data() + std::size_t(half_y) * half_width;
     int x = 0;
     for (; x + 1 < width; x += 2, r0 += 6, r1 += 6)
       *o++ = float(luma(r0) + luma(r0 + 3) + luma(r1) + luma(r1 + 3)) * to_levels;

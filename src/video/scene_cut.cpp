@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "framecast/error.hpp"
+#include "video/luma.hpp"
 
 namespace framecast::video {
 namespace {
@@ -42,10 +43,6 @@ float correlation(const Thumbnail& a, int ax, int ay, const BlockStats& sa, cons
   return covariance / (block * block) / (sa.deviation * sb.deviation + 1e-9f);
 }
 
-// Rec. 709 luma weights on the stored (gamma-encoded) values, in 1/65536: they sum to 65536,
-// so a pixel's weighted sum fits 32 bits even at 16 bits a sample.
-constexpr std::uint32_t luma_r = 13933, luma_g = 46871, luma_b = 4732;
-
 // Adds each pixel's weighted luma to its thumbnail cell, a cell's run of pixels in a row at a
 // time and in integers, so that the next pixel does not wait for the last one's sum: a float
 // added to its cell per pixel (a store-to-load chain of ~9 cycles a pixel) made the 1080p
@@ -68,7 +65,7 @@ void add_luma(const Sample* rgb, int width, int height, const Thumbnail& t,
         const int x0 = first(c, t.width, width), x1 = first(c + 1, t.width, width);
         std::uint64_t sum = 0;
         for (const Sample* p = line + std::size_t(x0) * 3; p < line + std::size_t(x1) * 3; p += 3)
-          sum += luma_r * p[0] + luma_g * p[1] + luma_b * p[2];
+          sum += weighted_luma(p);
         sums[row + std::size_t(c)] += sum;
         counts[row + std::size_t(c)] += x1 - x0;
       }
